@@ -1,0 +1,66 @@
+/**
+ * Every setting Forja reads, as a JSON Schema over the environment. The README's configuration
+ * table is this file in prose: keep them together.
+ */
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    DATABASE_URL: {
+      type: 'string',
+      pattern: '^postgres(ql)?://',
+      description: 'PostgreSQL URL for events (unless EVENTSTORE_URL) and read models; unset = private cluster under FORJA_DATA_DIR',
+    },
+    EVENTSTORE_URL: {
+      type: 'string',
+      pattern: '^(esdb|esdb\\+discover|kurrentdb)://',
+      description: 'EventStoreDB connection string (esdb://…); unset = events in PostgreSQL',
+    },
+    NATS_URL: {
+      type: 'string',
+      pattern: '^(nats|tls)://',
+      description: 'NATS server with JetStream (nats://host:4222); unset = in-process bus',
+    },
+    FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', description: 'folder for the private database, blobs and logs' },
+    FORJA_HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'address the HTTP processes listen on' },
+    FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
+    FORJA_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8081, description: 'web port' },
+    FORJA_PADRON_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8082, description: 'padron lookup port' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+      description: 'one of fatal, error, warn, info, debug, trace, silent',
+    },
+    LOG_FORMAT: {
+      type: 'string',
+      enum: ['auto', 'pretty', 'json'],
+      default: 'auto',
+      description: 'auto = pretty in a terminal, JSON otherwise',
+    },
+    FORJA_PROJECTION_BATCH: { type: 'integer', minimum: 1, maximum: 100000, default: 1000, description: 'events per projection batch' },
+    FORJA_PROJECTION_POLL_MS: {
+      type: 'integer',
+      minimum: 50,
+      maximum: 600000,
+      default: 1000,
+      description: 'how often subscribers poll when no append notice arrives (ms)',
+    },
+  },
+  required: [],
+} as const;
+
+export interface Config {
+  DATABASE_URL?: string;
+  EVENTSTORE_URL?: string;
+  NATS_URL?: string;
+  FORJA_DATA_DIR: string;
+  FORJA_HOST: string;
+  FORJA_CONTROL_PLANE_PORT: number;
+  FORJA_WEB_PORT: number;
+  FORJA_PADRON_PORT: number;
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  LOG_FORMAT: 'auto' | 'pretty' | 'json';
+  FORJA_PROJECTION_BATCH: number;
+  FORJA_PROJECTION_POLL_MS: number;
+}

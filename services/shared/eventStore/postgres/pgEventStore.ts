@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { createKysely, type Pool } from '../../db.ts';
+import { migrateSchema } from '../../migrations.ts';
+import {
+  DuplicateEventIdError,
+  WrongExpectedVersionError,
+  type DomainEvent,
+  type EventStore,
+  type NewEvent,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+} from '../eventStore.ts';
+import * as createEventStore from './migrations/20261122_0001_event_store.ts';
+import { AppendNotifier } from './appendNotifier.ts';
+
+export interface PgEventStoreOptions {
+  pool: Pool;
+  /** Connection string for the LISTEN connection that wakes subscribers. */
+  connectionString: string;
+  /** Subscribers poll this often when no notice arrives. */
+  pollIntervalMs?: number;
+}
+
+interface EventRow {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  event_type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  recorded_at: Date;
+}
+
+const COLUMNS = 'global_position, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at';
+
+/** Creates the `event_store` schema if needed; run once at start-up. */
+export async function migrateEventStore(pool: Pool): Promise<void> {
+  const db = createKysely<unknown>(pool);
+  await migrateSchema(db, 'event_store', { '20261122_0001_event_store': createEventStore });
+}
+
+/**
+ * The PostgreSQL event store (schema `event_store`). Appends go through `event_store.append`, one
+ * round trip that serializes appends, so global positions are in commit order (see the migration).
+ * Statements are named so PostgreSQL plans them once per connection.
+ */
+export function createPgEventStore(options: PgEventStoreOptions): EventStore {
+  const { pool } = options;
+  const notifier = new AppendNotifier(options.connectionString);
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+
+  async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const { rows } = await pool.query<EventRow>({
+      name: 'event_store.read_all',
+      text: `select ${COLUMNS} from event_store.events where global_position > $1 order by global_position limit $2`,
+      values: [after, limit],
+    });
+    return rows.map(toRecorded);
+  }
+
+  return {
+    async appendToStream(stream, events, { expectedVersion }) {
+      if (events.length === 0) throw new Error('appendToStream needs at least one event');
+      const payload = JSON.stringify(events.map(toRow));
+      try {
+        const { rows } = await pool.query<{ next_version: number; last_global_position: number }>({
+          name: 'event_store.append',
+          text: 'select next_version, last_global_position from event_store.append($1, $2, $3)',
+          values: [stream, expectedVersion === 'any' ? -1 : expectedVersion, payload],
+        });
+        const row = rows[0];
+        if (!row) throw new Error(`append to ${stream} returned nothing`);
+        return { nextVersion: row.next_version, lastGlobalPosition: row.last_global_position };
+      } catch (error) {
+        throw translate(error as pg.DatabaseError, stream, expectedVersion, events);
+      }
+    },
+
+    async readStream<E extends DomainEvent>(stream: string) {
+      const { rows } = await pool.query<EventRow>({
+        name: 'event_store.read_stream',
+        text: `select ${COLUMNS} from event_store.events where stream_id = $1 order by stream_version`,
+        values: [stream],
+      });
+      const events = rows.map((row) => toRecorded(row) as RecordedEvent<E>);
+      return { version: events.at(-1)?.version ?? 0, events };
+    },
+
+    readAll,
+
+    async headPosition() {
+      const { rows } = await pool.query<{ head: number | null }>('select max(global_position) as head from event_store.events');
+      return rows[0]?.head ?? 0;
+    },
+
+    subscribe(subscribeOptions: SubscribeOptions) {
+      return subscribeToAll(readAll, notifier, { pollIntervalMs, ...subscribeOptions });
+    },
+
+    async close() {
+      await notifier.close();
+    },
+  };
+}
+
+async function* subscribeToAll(
+  readAll: (options: ReadAllOptions) => Promise<RecordedEvent[]>,
+  notifier: AppendNotifier,
+  options: SubscribeOptions & { pollIntervalMs: number },
+): AsyncGenerator<RecordedEvent[]> {
+  const { signal, pollIntervalMs } = options;
+  const batchSize = options.batchSize ?? 1000;
+  let after = options.after;
+  await notifier.start();
+  while (!signal?.aborted) {
+    // Ask for the wake-up before reading, so an append between the read and the wait is not missed.
+    const woken = notifier.nextAppend(pollIntervalMs, signal);
+    const batch = await readAll({ after, limit: batchSize });
+    if (batch.length > 0) {
+      after = batch.at(-1)!.globalPosition;
+      yield batch;
+      continue;
+    }
+    await woken;
+  }
+}
+
+function toRow(event: NewEvent) {
+  return { id: event.id ?? randomUUID(), type: event.type, data: event.data ?? null, metadata: event.metadata };
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    type: row.event_type,
+    data: row.data,
+    metadata: row.metadata,
+    version: row.stream_version,
+    globalPosition: row.global_position,
+    recordedAt: row.recorded_at,
+  };
+}
+
+function translate(error: pg.DatabaseError, stream: string, expected: number | 'any', events: NewEvent[]): Error {
+  if (error.code === 'P0001' && error.message === 'wrong_expected_version') {
+    return new WrongExpectedVersionError(stream, expected, Number(error.detail));
+  }
+  if ((error.code === 'P0001' && error.message === 'duplicate_event_id') || error.code === '23505') {
+    return new DuplicateEventIdError(stream, events[0]?.id ?? '?');
+  }
+  return error;
+}

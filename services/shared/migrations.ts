@@ -1,0 +1,19 @@
+import { Migrator, type Kysely, type Migration } from 'kysely';
+
+/**
+ * Brings one schema up to date with its migrations. Each schema (`event_store`, `read_model`,
+ * `secrets`) has its own migrator and bookkeeping table, so they evolve independently. Kysely
+ * serializes concurrent migrators with a lock, so every process may call this at start-up.
+ */
+export async function migrateSchema(db: Kysely<unknown>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableSchema: schema,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} of schema ${schema} failed: ${(error as Error).message}`, { cause: error });
+  }
+}
