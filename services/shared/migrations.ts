@@ -7,7 +7,8 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
  */
 export async function migrateSchema(db: Kysely<unknown>, schema: string, migrations: Record<string, Migration>): Promise<void> {
   const migrator = new Migrator({
-    db,
+    // Migrations name bare tables; the schema plugin puts them in `schema`.
+    db: db.withSchema(schema),
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableSchema: schema,
   });

@@ -35,14 +35,15 @@ export interface PublishWorkResult {
 export interface ConsumeOptions {
   /**
    * Durable consumer name: consumers with the same name share the work, each message goes to one
-   * of them.
+   * of them. Two different durables may not have overlapping filters (a work-queue stream gives
+   * each message to one consumer): `consume` rejects such a second durable.
    */
   durable: string;
   /** Subject filter, e.g. `work.provision` or `work.>`. */
   filter: string;
-  /** How long a delivered message may stay unacknowledged before it is redelivered. */
+  /** How long a delivered message may stay unacknowledged before it is redelivered (default 30 s). */
   ackWaitMs?: number;
-  /** Most unacknowledged messages held by this consumer at once. */
+  /** Most messages this `consume` call handles at once (default 1); no more are pulled meanwhile. */
   maxInFlight?: number;
   signal?: AbortSignal;
 }
@@ -55,8 +56,10 @@ export interface Bus {
   /** Adds work to the `WORK` queue. Subjects start with `work.`. */
   publishWork(subject: string, data: Uint8Array, options?: PublishWorkOptions): Promise<PublishWorkResult>;
   /**
-   * Delivers work to `handler` until the signal aborts. A handler that throws gets its message
-   * nak'ed for immediate redelivery unless it already settled it.
+   * Delivers work to `handler` until the signal aborts (or the bus closes), then resolves once the
+   * running handlers have returned. A handler that throws gets its message nak'ed for immediate
+   * redelivery unless it already settled it; one that returns without settling leaves it to the
+   * ack wait.
    */
   consume(options: ConsumeOptions, handler: (message: WorkMessage) => Promise<void>): Promise<void>;
   /** Fire-and-forget publish on a core subject (`logs.<kind>.<id>`, `control.<kind>.<id>`). */

@@ -21,6 +21,11 @@ export const configSchema = {
       pattern: '^(nats|tls)://',
       description: 'NATS server with JetStream (nats://host:4222); unset = in-process bus',
     },
+    FORJA_LOCAL_NATS: {
+      type: 'boolean',
+      default: false,
+      description: 'when NATS_URL is unset: true starts a private nats-server under FORJA_DATA_DIR, false uses the in-process bus',
+    },
     FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', description: 'folder for the private database, blobs and logs' },
     FORJA_HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'address the HTTP processes listen on' },
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
@@ -54,6 +59,7 @@ export interface Config {
   DATABASE_URL?: string;
   EVENTSTORE_URL?: string;
   NATS_URL?: string;
+  FORJA_LOCAL_NATS: boolean;
   FORJA_DATA_DIR: string;
   FORJA_HOST: string;
   FORJA_CONTROL_PLANE_PORT: number;

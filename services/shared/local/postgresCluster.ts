@@ -4,6 +4,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileS
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { installDebianPackage } from './debianPackage.ts';
 import { freePort, isPortFree } from './freePort.ts';
 
 const run = promisify(execFile);
@@ -14,6 +15,8 @@ export interface PostgresCluster {
   /** URL of a database of the given name on the same cluster. */
   urlFor(database: string): string;
   port: number;
+  /** False when the cluster was already running (another process started it). */
+  startedHere: boolean;
   stop(): Promise<void>;
 }
 
@@ -30,15 +33,18 @@ const SEARCH_DIRS = ['/usr/lib/postgresql'];
  * starting a running one just connects. As root the server runs as the `postgres` user, because
  * PostgreSQL refuses to run as root.
  */
-export async function startPostgresCluster(dataDir: string, database = 'forja'): Promise<PostgresCluster> {
+export async function startPostgresCluster(dataDir: string, database = 'forja', options: { binDir?: string } = {}): Promise<PostgresCluster> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   const statePath = join(dir, 'cluster.json');
-  const bin = findPostgresBin();
+  const bin = options.binDir ? checkedBinDir(options.binDir) : findPostgresBin();
   const owner = process.getuid?.() === 0 ? 'postgres' : undefined;
 
   mkdirSync(dir, { recursive: true });
-  if (owner) chownTo(dir, owner);
+  if (owner) {
+    chownTo(dir, owner);
+    assertReachableBy(owner, dir);
+  }
   let state: ClusterState;
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     state = { port: await freePort(), password: randomBytes(18).toString('base64url') };
@@ -49,7 +55,8 @@ export async function startPostgresCluster(dataDir: string, database = 'forja'):
   }
 
   const baseUrl = (db: string) => `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${db}`;
-  if (!(await answers(baseUrl('postgres')))) {
+  const startedHere = !(await answers(baseUrl('postgres')));
+  if (startedHere) {
     if (!(await isPortFree(state.port))) {
       state.port = await freePort();
       writeFileSync(statePath, JSON.stringify(state), { mode: 0o600 });
@@ -62,6 +69,7 @@ export async function startPostgresCluster(dataDir: string, database = 'forja'):
     url: baseUrl(database),
     urlFor: baseUrl,
     port: state.port,
+    startedHere,
     stop: async () => {
       if (existsSync(join(pgdata, 'postmaster.pid'))) {
         await pgCtl(bin, owner, ['-D', pgdata, '-m', 'fast', '-w', '-t', '60', 'stop'], dir).catch(() => undefined);
@@ -70,8 +78,22 @@ export async function startPostgresCluster(dataDir: string, database = 'forja'):
   };
 }
 
-/** The folder holding `pg_ctl` and `initdb`: from PATH, else the newest Debian install. */
+const MISSING = 'PostgreSQL server binaries not found: install them (apt-get install postgresql) or set DATABASE_URL';
+
+/** The folder holding `pg_ctl` and `initdb`; installs Debian's PostgreSQL when there is none and we may. */
 function findPostgresBin(): string {
+  const found = locatePostgresBin();
+  if (found) return found;
+  installDebianPackage('postgresql', MISSING);
+  return locatePostgresBin() ?? fail(MISSING);
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** From PATH, else the newest Debian install. */
+function locatePostgresBin(): string | undefined {
   const onPath = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).stdout.trim();
   if (onPath && existsSync(onPath.replace(/pg_ctl$/, 'initdb'))) return onPath.replace(/\/pg_ctl$/, '');
   for (const base of SEARCH_DIRS) {
@@ -82,7 +104,14 @@ function findPostgresBin(): string {
       if (existsSync(join(bin, 'pg_ctl'))) return bin;
     }
   }
-  throw new Error('PostgreSQL server binaries not found: install them (apt-get install postgresql) or set DATABASE_URL');
+  return undefined;
+}
+
+function checkedBinDir(dir: string): string {
+  if (!existsSync(join(dir, 'pg_ctl')) || !existsSync(join(dir, 'initdb'))) {
+    throw new Error(`PostgreSQL server binaries not found in ${dir}: install them (apt-get install postgresql) or set DATABASE_URL`);
+  }
+  return dir;
 }
 
 async function initCluster(bin: string, pgdata: string, password: string, owner: string | undefined): Promise<void> {
@@ -113,6 +142,13 @@ async function pgCtl(bin: string, owner: string | undefined, args: string[], dir
 async function asOwner(owner: string | undefined, command: string, args: string[]): Promise<void> {
   if (owner) await run('runuser', ['-u', owner, '--', command, ...args]);
   else await run(command, args);
+}
+
+/** PostgreSQL runs as `owner`, who must be able to walk down to the folder. */
+function assertReachableBy(owner: string, dir: string): void {
+  if (spawnSync('runuser', ['-u', owner, '--', 'test', '-w', dir]).status !== 0) {
+    throw new Error(`the ${owner} user cannot write ${dir}: make its parent folders traversable (chmod o+x) or choose another FORJA_DATA_DIR`);
+  }
 }
 
 function chownTo(path: string, user: string): void {

@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import { migrateSchema } from '#shared/migrations.ts';
+import * as checkpoints from './20261122_0001_checkpoints.ts';
+import * as streamActivity from './20261122_0002_stream_activity.ts';
+
+/** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
+export const readModelMigrations = {
+  '20261122_0001_checkpoints': checkpoints,
+  '20261122_0002_stream_activity': streamActivity,
+};
+
+export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {
+  await migrateSchema(db, 'read_model', readModelMigrations);
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Bus } from '#shared/bus/bus.ts';
+import type { EventStore } from '#shared/eventStore/eventStore.ts';
+import type { Logger } from '#shared/log.ts';
+import { migrateReadModel } from './migrations/index.ts';
+import { workRelayReactor } from './reactors/workRelay.ts';
+import { projections, workRoutes } from './registry.ts';
+import type { Runner, RunnerStatus } from './runner/checkpointedRunner.ts';
+import type { CheckpointsDb } from './runner/checkpoints.ts';
+import { startProjection, startReactor } from './runner/projectionRunner.ts';
+
+export interface ProjectorDeps {
+  db: Kysely<any>;
+  store: EventStore;
+  bus: Bus;
+  connectionString: string;
+  logger: Logger;
+  batchSize: number;
+  retryMs: number;
+}
+
+export interface Projector {
+  runners: readonly Runner[];
+  status(): Promise<RunnerStatus[]>;
+  stop(): Promise<void>;
+}
+
+/** Migrates the read model and starts every projection and reactor of the registry. */
+export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
+  await migrateReadModel(deps.db);
+  const runnerDeps = {
+    store: deps.store,
+    db: deps.db.withSchema('read_model') as Kysely<CheckpointsDb>,
+    connectionString: deps.connectionString,
+    logger: deps.logger,
+    batchSize: deps.batchSize,
+    retryMs: deps.retryMs,
+  };
+  const runners = [
+    ...projections.map((projection) => startProjection(projection, runnerDeps)),
+    startReactor(workRelayReactor(deps.bus, workRoutes), runnerDeps),
+  ];
+  return {
+    runners,
+    status: () => Promise.all(runners.map((runner) => runner.status())),
+    stop: async () => {
+      await Promise.all(runners.map((runner) => runner.stop()));
+    },
+  };
+}

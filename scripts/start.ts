@@ -1,0 +1,5 @@
+import { startProjectorProcess } from '#projections/projectorProcess.ts';
+import { runProcesses } from '#shared/platform/process.ts';
+
+/** `npm start`: every Forja process in one Node process, on the private local services by default. */
+await runProcesses('forja', [startProjectorProcess]);
