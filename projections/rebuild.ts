@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
-import { openInfrastructure } from '#shared/platform/infrastructure.ts';
+import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
 import { migrateReadModel } from './migrations/index.ts';
 import { projections } from './registry.ts';
 import type { CheckpointsDb } from './runner/checkpoints.ts';
@@ -16,7 +16,7 @@ if (unknown.length > 0) {
   process.stderr.write(`unknown projection ${unknown.join(', ')}; known: ${projections.map((p) => p.name).join(', ')}\n`);
   process.exit(2);
 }
-const infra = await openInfrastructure(config, logger);
+const infra = await openInfrastructureOrExit(config, logger, 'projections:rebuild');
 let failed = false;
 try {
   await migrateReadModel(infra.db);

@@ -44,6 +44,9 @@ export async function openInfrastructure(config: Config, logger: Logger): Promis
     }
     const pool = createPool(databaseUrl, { max: 10 });
     closers.push(() => pool.end());
+    await pool.query('select 1').catch((error: Error) => {
+      throw new Error(`cannot reach PostgreSQL at ${hostOf(databaseUrl)} (${database}): ${error.message}`);
+    });
     const store = await openEventStore({
       eventStoreUrl: config.EVENTSTORE_URL,
       databaseUrl,
@@ -75,5 +78,25 @@ export async function openInfrastructure(config: Config, logger: Logger): Promis
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** host:port of a database URL, without the credentials, for error messages. */
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'an unparsable URL';
+  }
+}
+
+/** For command-line entry points: the infrastructure, or one line on stderr and exit code 1. */
+export async function openInfrastructureOrExit(config: Config, logger: Logger, title: string): Promise<Infrastructure> {
+  try {
+    return await openInfrastructure(config, logger);
+  } catch (error) {
+    process.stderr.write(`${title}: cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
   }
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { openInfrastructure, type Infrastructure } from './infrastructure.ts';
+import { openInfrastructureOrExit, type Infrastructure } from './infrastructure.ts';
 
 /** A running Forja process (projector, control-plane, …) as `npm start` and its own main.ts see it. */
 export interface ForjaProcess {
@@ -20,13 +20,7 @@ export type StartProcess = (infra: Infrastructure, config: Config, logger: Logge
 export async function runProcesses(title: string, starters: StartProcess[]): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config, title);
-  let infra: Infrastructure;
-  try {
-    infra = await openInfrastructure(config, logger);
-  } catch (error) {
-    process.stderr.write(`${title}: cannot start: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
+  const infra = await openInfrastructureOrExit(config, logger, title);
   const running: ForjaProcess[] = [];
   let stopping = false;
   const stop = async (signal: string) => {
