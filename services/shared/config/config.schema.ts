@@ -1,3 +1,5 @@
+import type { SettingsSchema } from './settingsSchema.ts';
+
 /**
  * Every setting Forja reads, as a JSON Schema over the environment. The README's configuration
  * table is this file in prose: keep them together.
@@ -53,7 +55,7 @@ export const configSchema = {
     },
   },
   required: [],
-} as const;
+} as const satisfies SettingsSchema;
 
 export interface Config {
   DATABASE_URL?: string;
