@@ -1,8 +1,11 @@
 import type { Projection } from './runner/projection.ts';
 import { streamActivityProjection } from './streamActivity/streamActivity.ts';
+import { projectDetailProjection } from './projects/projectDetail.ts';
+import { projectListProjection } from './projects/projectList.ts';
+import { usersProjection } from './users/users.ts';
 
 /** Every read model the projector keeps. */
-export const projections: readonly Projection[] = [streamActivityProjection];
+export const projections: readonly Projection[] = [streamActivityProjection, usersProjection, projectListProjection, projectDetailProjection];
 
 /**
  * Event type → work-queue subject. Empty until a context asks for background work (instances,

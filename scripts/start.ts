@@ -1,5 +1,7 @@
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
+import { startControlPlaneProcess } from '#services/control-plane/controlPlaneProcess.ts';
+import { startFirstAdminBootstrap } from '#services/control-plane/identity/firstAdmin.ts';
 import { runProcesses } from '#shared/platform/process.ts';
 
 /** `npm start`: every Forja process in one Node process, on the private local services by default. */
-await runProcesses('forja', [startProjectorProcess]);
+await runProcesses('forja', [startProjectorProcess, startControlPlaneProcess, startFirstAdminBootstrap]);

@@ -11,6 +11,8 @@ export async function migrateSchema(db: Kysely<unknown>, schema: string, migrati
     db: db.withSchema(schema),
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableSchema: schema,
+    // Work on parallel branches adds migrations whose names interleave; each is independent.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

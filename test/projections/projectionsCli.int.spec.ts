@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { projections } from '#projections/registry.ts';
 import { createPool } from '#shared/db.ts';
 import { createPgEventStore, migrateEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
 import { createTestDatabase } from '#test/support/postgres.ts';
@@ -42,7 +43,7 @@ describe('projections command line', function () {
   it('refuses an unknown projection name and lists the known ones', () => {
     const result = run('projections/rebuild.ts', ['nope'], { DATABASE_URL: url });
     expect(result.status).to.equal(2);
-    expect(result.stderr.trim()).to.equal('unknown projection nope; known: stream_activity');
+    expect(result.stderr.trim()).to.equal(`unknown projection nope; known: ${projections.map((p) => p.name).join(', ')}`);
   });
 
   it('fails with one clear line when the database cannot be reached', () => {

@@ -28,6 +28,26 @@ export const configSchema = {
       default: false,
       description: 'when NATS_URL is unset: true starts a private nats-server under FORJA_DATA_DIR, false uses the in-process bus',
     },
+    FORJA_MASTER_KEY: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9+/]{43}=$',
+      description: 'base64 of 32 random bytes (openssl rand -base64 32) sealing schema secrets; unset = generated into FORJA_DATA_DIR/local-secrets.json',
+    },
+    FORJA_WEBHOOK_SECRET: {
+      type: 'string',
+      minLength: 16,
+      description: 'at least 16 characters; git hook tokens are HMAC-SHA256 of the project slug under it; unset = generated locally',
+    },
+    FORJA_SERVICE_TOKEN: {
+      type: 'string',
+      minLength: 32,
+      description: 'at least 32 characters shared by web and control-plane for internal commands; unset = generated locally',
+    },
+    FORJA_CONTROL_PLANE_URL: {
+      type: 'string',
+      pattern: '^https?://',
+      description: 'where web reaches the control-plane; unset = http://127.0.0.1:FORJA_CONTROL_PLANE_PORT',
+    },
     FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', description: 'folder for the private database, blobs and logs' },
     FORJA_HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'address the HTTP processes listen on' },
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
@@ -62,6 +82,10 @@ export interface Config {
   EVENTSTORE_URL?: string;
   NATS_URL?: string;
   FORJA_LOCAL_NATS: boolean;
+  FORJA_MASTER_KEY?: string;
+  FORJA_WEBHOOK_SECRET?: string;
+  FORJA_SERVICE_TOKEN?: string;
+  FORJA_CONTROL_PLANE_URL?: string;
   FORJA_DATA_DIR: string;
   FORJA_HOST: string;
   FORJA_CONTROL_PLANE_PORT: number;

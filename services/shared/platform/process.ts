@@ -6,6 +6,8 @@ import { openInfrastructureOrExit, type Infrastructure } from './infrastructure.
 /** A running Forja process (projector, control-plane, …) as `npm start` and its own main.ts see it. */
 export interface ForjaProcess {
   name: string;
+  /** Base URL, for processes that serve HTTP. */
+  url?: string;
   /** One line each: what it runs and where, for the start-up banner. */
   describe(): string[];
   stop(): Promise<void>;

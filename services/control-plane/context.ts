@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely';
+import type { UserRow } from '#projections/users/users.ts';
+import type { EventStore } from '#shared/eventStore/eventStore.ts';
+import type { Metrics } from '#shared/http/metrics.ts';
+import type { Logger } from '#shared/log.ts';
+import type { PlatformSecrets } from '#shared/platform/platformSecrets.ts';
+import type { IdentityService } from './identity/identityService.ts';
+import type { ProjectService } from './projects/projectService.ts';
+
+/** What the control-plane's routes work with. */
+export interface ControlPlaneContext {
+  /**
+   * Schema `read_model`. Each read model's query functions type their own tables; Kysely's
+   * database type is invariant, so the one shared handle is untyped.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  readModel: Kysely<any>;
+  /** The whole database, for /health. */
+  db: Kysely<unknown>;
+  store: EventStore;
+  identity: IdentityService;
+  projects: ProjectService;
+  secrets: PlatformSecrets;
+  metrics: Metrics;
+  logger: Logger;
+  /** Read-your-writes: resolves once these projections have passed `position` (bounded). */
+  waitForProjections(position: number | undefined, projections: readonly string[]): Promise<void>;
+}
+
+/** The user a request acts as, set by authentication (Basic for the API, X-Forja-Actor for internal calls). */
+export function actingUser(locals: Record<string, unknown>): UserRow {
+  const user = locals['user'] as UserRow | undefined;
+  if (!user) throw new Error('route reached without an authenticated user: check the authorization table');
+  return user;
+}

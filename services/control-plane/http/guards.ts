@@ -1,0 +1,90 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import basicAuth from 'express-basic-auth';
+import { findUserByEmail, findUserById } from '#projections/users/users.ts';
+import type { RouteRule } from '#shared/auth/authorizationTable.ts';
+import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import type { ControlPlaneContext } from '../context.ts';
+
+/** Successful Basic checks are remembered this long, so an API client does not pay scrypt on every call. */
+const VERIFIED_TTL_MS = 60_000;
+
+/**
+ * The handlers that enforce one rule of the authorization table before the route runs. The API
+ * answers 401 with `WWW-Authenticate: Basic realm="forja"` for missing, wrong or deactivated
+ * credentials and 403 for a role too weak; internal routes want the service token.
+ */
+export function guardsFor(rule: RouteRule, ctx: ControlPlaneContext): RequestHandler[] {
+  switch (rule.access) {
+    case 'public':
+    case 'hook':
+      return [];
+    case 'service':
+      return [serviceToken(ctx), actingFor(rule.actor, ctx)];
+    case 'authenticated':
+      return [basic(ctx), loadBasicUser(ctx, 'viewer')];
+    case 'viewer':
+    case 'developer':
+    case 'admin':
+      return [basic(ctx), loadBasicUser(ctx, rule.access)];
+  }
+}
+
+const verified = new Map<string, number>();
+
+function basic(ctx: ControlPlaneContext): RequestHandler {
+  return basicAuth({
+    authorizeAsync: true,
+    challenge: true,
+    realm: 'forja',
+    unauthorizedResponse: () => ({ detail: 'missing or wrong credentials: use HTTP Basic with your e-mail and password' }),
+    authorizer: (email: string, password: string, callback: (error: null, ok: boolean) => void) => {
+      const key = createHash('sha256').update(`${email}\0${password}`).digest('hex');
+      if ((verified.get(key) ?? 0) > Date.now()) return callback(null, true);
+      ctx.identity.authenticate(email, password).then(
+        (result) => {
+          if (result.ok) verified.set(key, Date.now() + VERIFIED_TTL_MS);
+          callback(null, result.ok);
+        },
+        () => callback(null, false),
+      );
+    },
+  });
+}
+
+/** Loads the user on every request, so a deactivation or role change takes effect at once. */
+function loadBasicUser(ctx: ControlPlaneContext, minimum: Role): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const email = (req as Request & { auth?: { user: string } }).auth?.user ?? '';
+    findUserByEmail(ctx.readModel, email).then((user) => {
+      if (!user?.active) return next(new HttpError(401, 'this account is deactivated', { 'WWW-Authenticate': 'Basic realm="forja"' }));
+      if (!roleAtLeast(user.role, minimum)) return next(new HttpError(403, `this needs the ${minimum} role; you are ${user.role}`));
+      res.locals['user'] = user;
+      next();
+    }, next);
+  };
+}
+
+function serviceToken(ctx: ControlPlaneContext): RequestHandler {
+  const expected = createHash('sha256').update(ctx.secrets.serviceToken).digest();
+  return (req, _res, next) => {
+    const presented = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    const ok = timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
+    next(ok ? undefined : new HttpError(401, 'internal endpoint: missing or wrong service token'));
+  };
+}
+
+/** Internal calls act for the signed-in web user named in `X-Forja-Actor`, who must hold the rule's role. */
+function actingFor(minimum: RouteRule['actor'], ctx: ControlPlaneContext): RequestHandler {
+  return (req, res, next) => {
+    if (!minimum) return next();
+    const actor = req.get('x-forja-actor') ?? '';
+    findUserById(ctx.readModel, actor).then((user) => {
+      if (!user?.active) return next(new HttpError(403, 'the acting user is unknown or deactivated'));
+      if (minimum !== 'authenticated' && !roleAtLeast(user.role, minimum)) return next(new HttpError(403, `this needs the ${minimum} role; you are ${user.role}`));
+      res.locals['user'] = user;
+      next();
+    }, next);
+  };
+}

@@ -1,0 +1,77 @@
+import { schemaDocument } from '#shared/schemaValidator.ts';
+
+interface Operation {
+  method: 'get' | 'post' | 'put';
+  /** OpenAPI path syntax (`{slug}`). */
+  path: string;
+  summary: string;
+  tag: 'projects' | 'users' | 'operations' | 'internal';
+  security: 'basic' | 'service' | 'none';
+  body?: string;
+  ok: { status: number; schema?: string; array?: boolean; text?: string };
+  errors?: number[];
+}
+
+/** Every JSON endpoint of the control-plane. A test checks this list against the routes. */
+export const operations: readonly Operation[] = [
+  { method: 'get', path: '/health', summary: 'Database reachable?', tag: 'operations', security: 'none', ok: { status: 200, schema: 'Health' }, errors: [503] },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics', tag: 'operations', security: 'none', ok: { status: 200, text: 'text/plain' } },
+  { method: 'get', path: '/api/v1/me', summary: 'The authenticated user', tag: 'users', security: 'basic', ok: { status: 200, schema: 'UserOut' } },
+  { method: 'get', path: '/api/v1/projects', summary: 'Projects, optionally filtered by name (`q`)', tag: 'projects', security: 'basic', ok: { status: 200, schema: 'ProjectOut', array: true } },
+  { method: 'post', path: '/api/v1/projects', summary: 'Create a project from its name', tag: 'projects', security: 'basic', body: 'ProjectCreate', ok: { status: 201, schema: 'ProjectOut' }, errors: [409, 422] },
+  { method: 'get', path: '/api/v1/projects/{slug}', summary: 'One project', tag: 'projects', security: 'basic', ok: { status: 200, schema: 'ProjectOut' }, errors: [404, 422] },
+  { method: 'put', path: '/api/v1/projects/{slug}/repository', summary: 'Set the git repository instances inherit', tag: 'projects', security: 'basic', body: 'ProjectRepository', ok: { status: 200, schema: 'ProjectOut' }, errors: [404, 422] },
+  { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
+  { method: 'post', path: '/internal/users/oidc', summary: 'Find or register a user signed in through the identity provider', tag: 'internal', security: 'service', body: 'OidcUser', ok: { status: 200, schema: 'UserOut' }, errors: [403, 422] },
+  { method: 'post', path: '/internal/projects', summary: 'Create a project for the acting user', tag: 'internal', security: 'service', body: 'ProjectCreate', ok: { status: 201 }, errors: [403, 409, 422] },
+  { method: 'post', path: '/internal/projects/{slug}/repository', summary: 'Set a project repository for the acting user', tag: 'internal', security: 'service', body: 'ProjectRepository', ok: { status: 200 }, errors: [403, 404, 422] },
+  { method: 'post', path: '/internal/projects/{slug}/delete', summary: 'Delete a project, confirmed by its name', tag: 'internal', security: 'service', body: 'ProjectDelete', ok: { status: 200 }, errors: [403, 404, 422] },
+];
+
+const ERROR_TEXT: Record<number, string> = { 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
+const SCHEMAS = ['Credentials', 'Error', 'Health', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
+
+/** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
+function component(name: string): Record<string, unknown> {
+  const { $schema: _schema, $id: _id, ...schema } = schemaDocument(`api/${name}.v1.json`);
+  return schema;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+
+/** The OpenAPI 3.1 document of the control-plane, generated from `schemas/api`. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const slugParam = op.path.includes('{slug}') ? [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } }] : [];
+    const query = op.path === '/api/v1/projects' && op.method === 'get' ? [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }] : [];
+    const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};
+    const responses: Record<string, unknown> = { [op.ok.status]: { description: 'OK', ...okBody } };
+    for (const status of [...(op.security === 'none' ? [] : [401]), ...(op.errors ?? [])]) {
+      responses[status] = { description: ERROR_TEXT[status], ...json(ref(status === 422 ? 'ValidationError' : status === 503 && op.path === '/health' ? 'Health' : 'Error')) };
+    }
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      summary: op.summary,
+      tags: [op.tag],
+      parameters: [...slugParam, ...query],
+      ...(op.body ? { requestBody: { required: true, ...json(ref(op.body)) } } : {}),
+      responses,
+      security: op.security === 'none' ? [] : [{ [op.security]: [] }],
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Forja control-plane', version: '0.1.0', description: 'Projects, instances and migrations of Forja. `/internal/*` is for the web service only.' },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: Object.fromEntries(SCHEMAS.map((name) => [name, component(name)])),
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'Your e-mail and password' },
+        service: { type: 'http', scheme: 'bearer', description: 'FORJA_SERVICE_TOKEN, with X-Forja-Actor naming the user' },
+      },
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { DomainError, type Decider } from '#shared/decider/decider.ts';
+import { evolveProject, gitUrlProblem, initialProjectState, type ProjectEvent, type ProjectState } from './project.ts';
+
+export type ProjectCommand =
+  | { type: 'CreateProject'; slug: string; name: string }
+  | { type: 'SetProjectRepository'; gitRepo: string }
+  | { type: 'DeleteProject'; confirmName: string };
+
+/** The slug is held by a live project of another name: the caller tries the next slug. */
+export class SlugTakenError extends DomainError {
+  constructor(readonly holderName: string) {
+    super(`the slug is taken by project ${holderName}`);
+  }
+}
+
+function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
+  if (command.type === 'CreateProject') {
+    if (state.status === 'live') throw new SlugTakenError(state.name);
+    return [{ type: 'ProjectCreated', data: { slug: command.slug, name: command.name } }];
+  }
+  if (state.status !== 'live') throw new DomainError('no such project', 'not_found');
+  switch (command.type) {
+    case 'SetProjectRepository': {
+      const problem = gitUrlProblem(command.gitRepo);
+      if (problem) throw new DomainError(problem, 'invalid');
+      return state.gitRepo === command.gitRepo ? [] : [{ type: 'ProjectRepositorySet', data: { slug: state.slug, gitRepo: command.gitRepo } }];
+    }
+    case 'DeleteProject':
+      if (command.confirmName.trim() !== state.name) {
+        throw new DomainError(`nothing was deleted: type the project name exactly (${state.name}) to confirm`, 'invalid');
+      }
+      return [{ type: 'ProjectDeleted', data: { slug: state.slug, name: state.name } }];
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
+  }
+}
+
+export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = { decide, evolve: evolveProject, initialState: initialProjectState };

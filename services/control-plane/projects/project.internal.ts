@@ -1,0 +1,31 @@
+import type { Request, Response, Router } from 'express';
+import { actingUser, type ControlPlaneContext } from '../context.ts';
+import { route } from '../http/route.ts';
+import { validateBody, validateSlug } from '../http/validate.ts';
+import { commandMetadata, PROJECT_READ_MODELS } from './project.api.ts';
+
+/**
+ * Project commands for web, acting for the signed-in user. Each answers once the project read
+ * models show the change, so the page web renders next already has it.
+ */
+export function projectInternal(router: Router, ctx: ControlPlaneContext): void {
+  route(router, ctx, 'POST', '/internal/projects', validateBody('api/ProjectCreate.v1.json'), async (req: Request, res: Response) => {
+    const created = await ctx.projects.create((req.body as { name: string }).name, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(created.lastGlobalPosition, PROJECT_READ_MODELS);
+    res.status(201).json({ slug: created.slug, name: created.name });
+  });
+
+  route(router, ctx, 'POST', '/internal/projects/:slug/repository', validateSlug, validateBody('api/ProjectRepository.v1.json'), async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const result = await ctx.projects.setRepository(slug, (req.body as { git_repo: string }).git_repo, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
+    res.json({ slug });
+  });
+
+  route(router, ctx, 'POST', '/internal/projects/:slug/delete', validateSlug, validateBody('api/ProjectDelete.v1.json'), async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const result = await ctx.projects.delete(slug, (req.body as { confirm_name: string }).confirm_name, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
+    res.json({ slug, deleted: true });
+  });
+}

@@ -1,0 +1,62 @@
+/** Projects group a customer's instances; each has a name, a slug and an optional git repository. */
+
+export type ProjectEvent =
+  | { type: 'ProjectCreated'; data: { slug: string; name: string } }
+  | { type: 'ProjectRepositorySet'; data: { slug: string; gitRepo: string } }
+  | { type: 'ProjectDeleted'; data: { slug: string; name: string } };
+
+export type ProjectState = { status: 'none' } | { status: 'deleted'; name: string } | { status: 'live'; slug: string; name: string; gitRepo: string | null };
+
+export const initialProjectState = (): ProjectState => ({ status: 'none' });
+
+export function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
+  switch (event.type) {
+    case 'ProjectCreated':
+      return { status: 'live', slug: event.data.slug, name: event.data.name, gitRepo: null };
+    case 'ProjectRepositorySet':
+      return state.status === 'live' ? { ...state, gitRepo: event.data.gitRepo } : state;
+    case 'ProjectDeleted':
+      return { status: 'deleted', name: event.data.name };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+export const projectStream = (slug: string): string => `project-${slug}`;
+
+/** The slug of a name: lower case, accents dropped, runs of other characters as one `-`, at most 48 characters. */
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+}
+
+/** Names compare trimmed, case- and space-insensitively: "Acme  SA" duplicates "acme sa". */
+export function sameName(a: string, b: string): boolean {
+  const fold = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('es');
+  return fold(a) === fold(b);
+}
+
+const SHELL_METACHARACTERS = /[\s;&|`$(){}<>\\'"!*?[\]#~]/;
+
+/**
+ * A repository URL we will hand to git: `ssh://…`, scp-like `user@host:path`, `https://…` or
+ * `file:///…`, with no character a shell would interpret. Returns why not, or null when fine.
+ */
+export function gitUrlProblem(url: string): string | null {
+  if (url.length > 500) return 'the URL is longer than 500 characters';
+  if (SHELL_METACHARACTERS.test(url)) return 'the URL contains spaces or shell metacharacters';
+  if (url.startsWith('-')) return 'the URL may not start with -';
+  if (/^ssh:\/\/[^/@]+@[^/]+\/.+$/.test(url) || /^ssh:\/\/[^/]+\/.+$/.test(url)) return null;
+  if (/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/].*$/.test(url)) return null;
+  if (/^https:\/\/[A-Za-z0-9.-]+(:\d+)?\/.+$/.test(url)) return null;
+  if (/^file:\/\/\/.+$/.test(url)) return null;
+  return 'use an ssh (ssh://host/repo.git or git@host:repo.git), https (https://host/repo.git) or file (file:///path/repo.git) URL';
+}

@@ -1,0 +1,39 @@
+import { DomainError } from '#shared/decider/decider.ts';
+import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
+import { projectStream, sameName, slugify } from './project.ts';
+import { projectDecider, SlugTakenError, type ProjectCommand } from './project.decider.ts';
+
+const MAX_SLUG_TRIES = 50;
+
+/** Project commands: creation finds a free slug; the rest address a project by slug. */
+export function projectService(store: EventStore) {
+  const run = (slug: string, command: ProjectCommand, metadata: EventMetadata) => handleCommand(store, projectDecider, projectStream(slug), command, { metadata });
+
+  return {
+    /**
+     * Creates a project named `name` under the first free slug (`acme`, `acme-2`, …). The same name
+     * twice is refused; a different name that slugifies alike gets the next slug.
+     */
+    async create(name: string, metadata: EventMetadata) {
+      const trimmed = name.trim().replace(/\s+/g, ' ');
+      const base = slugify(trimmed);
+      if (!base) throw new DomainError('the name needs at least one letter or digit', 'invalid');
+      for (let attempt = 1; attempt <= MAX_SLUG_TRIES; attempt++) {
+        const slug = attempt === 1 ? base : `${base}-${attempt}`;
+        try {
+          const result = await run(slug, { type: 'CreateProject', slug, name: trimmed }, metadata);
+          return { slug, name: trimmed, lastGlobalPosition: result.lastGlobalPosition };
+        } catch (error) {
+          if (!(error instanceof SlugTakenError)) throw error;
+          if (sameName(error.holderName, trimmed)) throw new DomainError(`a project named ${error.holderName} already exists`);
+        }
+      }
+      throw new DomainError(`too many projects with names like ${trimmed}`);
+    },
+    setRepository: (slug: string, gitRepo: string, metadata: EventMetadata) => run(slug, { type: 'SetProjectRepository', gitRepo: gitRepo.trim() }, metadata),
+    delete: (slug: string, confirmName: string, metadata: EventMetadata) => run(slug, { type: 'DeleteProject', confirmName }, metadata),
+  };
+}
+
+export type ProjectService = ReturnType<typeof projectService>;

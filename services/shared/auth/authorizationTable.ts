@@ -1,0 +1,69 @@
+import type { Role } from './roles.ts';
+
+/**
+ * Who may call what: the one table every route of the control-plane and web is registered
+ * through (a route missing here cannot be registered) and that a test walks for every role.
+ * - `public`: anyone; `authenticated`: any signed-in user; a role: that role or a stronger one;
+ * - `service`: the control-plane's internal endpoints, for web only (service token), acting for
+ *   the user in `X-Forja-Actor`, who must have `actor` or a stronger role;
+ * - `hook`: authorized by the project token in the path.
+ */
+export type Access = 'public' | 'authenticated' | Role | 'service' | 'hook';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRule {
+  process: 'control-plane' | 'web';
+  method: Method;
+  /** Express path syntax. */
+  path: string;
+  access: Access;
+  /** For `service` routes: the minimum role of the user the call acts for. */
+  actor?: Role | 'authenticated';
+}
+
+const controlPlane = (method: Method, path: string, access: Access, actor?: RouteRule['actor']): RouteRule => ({
+  process: 'control-plane',
+  method,
+  path,
+  access,
+  ...(actor ? { actor } : {}),
+});
+const web = (method: Method, path: string, access: Access): RouteRule => ({ process: 'web', method, path, access });
+
+export const authorizationTable: readonly RouteRule[] = [
+  controlPlane('GET', '/health', 'public'),
+  controlPlane('GET', '/metrics', 'public'),
+  controlPlane('GET', '/openapi.json', 'public'),
+  controlPlane('GET', '/docs', 'public'),
+  controlPlane('GET', '/docs/assets/:file', 'public'),
+  controlPlane('GET', '/api/v1/me', 'viewer'),
+  controlPlane('GET', '/api/v1/projects', 'viewer'),
+  controlPlane('POST', '/api/v1/projects', 'developer'),
+  controlPlane('GET', '/api/v1/projects/:slug', 'viewer'),
+  controlPlane('PUT', '/api/v1/projects/:slug/repository', 'developer'),
+  controlPlane('POST', '/internal/auth/verify', 'service'),
+  controlPlane('POST', '/internal/users/oidc', 'service'),
+  controlPlane('POST', '/internal/projects', 'service', 'developer'),
+  controlPlane('POST', '/internal/projects/:slug/repository', 'service', 'developer'),
+  controlPlane('POST', '/internal/projects/:slug/delete', 'service', 'admin'),
+
+  web('GET', '/health', 'public'),
+  web('GET', '/login', 'public'),
+  web('POST', '/login', 'public'),
+  web('GET', '/logout', 'public'),
+  web('GET', '/auth/idp/login', 'public'),
+  web('GET', '/auth/idp/callback', 'public'),
+  web('GET', '/', 'viewer'),
+  web('GET', '/projects', 'viewer'),
+  web('POST', '/projects', 'developer'),
+  web('GET', '/projects/:slug', 'viewer'),
+  web('POST', '/projects/:slug/repo', 'developer'),
+  web('POST', '/projects/:slug/delete', 'admin'),
+];
+
+export function ruleFor(process: RouteRule['process'], method: Method, path: string): RouteRule {
+  const rule = authorizationTable.find((candidate) => candidate.process === process && candidate.method === method && candidate.path === path);
+  if (!rule) throw new Error(`${method} ${path} of ${process} is not in the authorization table`);
+  return rule;
+}

@@ -1,0 +1,40 @@
+import type { ErrorObject } from 'ajv';
+
+/** One problem with a request, FastAPI-style: where (`["body", "name"]`), what, and its kind. */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** 422: the path, query or body is not what the endpoint takes. */
+export class RequestValidationError extends Error {
+  override readonly name = 'RequestValidationError';
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
+  }
+}
+
+/** An error with the HTTP status and the `detail` to send. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/** Maps ajv's errors to issues located under `where` (`body`, `query`, `path`). */
+export function issuesFromAjv(errors: ErrorObject[] | null | undefined, where: 'body' | 'query' | 'path'): ValidationIssue[] {
+  return (errors ?? []).map((error) => {
+    const loc: Array<string | number> = [where, ...error.instancePath.split('/').filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part))];
+    if (error.keyword === 'required') return { loc: [...loc, String(error.params['missingProperty'])], msg: 'field required', type: 'value_error.missing' };
+    if (error.keyword === 'additionalProperties') {
+      return { loc: [...loc, String(error.params['additionalProperty'])], msg: 'extra field not permitted', type: 'value_error.extra' };
+    }
+    return { loc, msg: error.message ?? 'is invalid', type: `value_error.${error.keyword}` };
+  });
+}
