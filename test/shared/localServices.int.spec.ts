@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
+import { freePort } from '#shared/local/freePort.ts';
 import { startPostgresCluster } from '#shared/local/postgresCluster.ts';
 
 describe('local services', function () {
@@ -44,14 +46,28 @@ describe('local services', function () {
     expect((error as Error).message).to.match(/the postgres user cannot write .*: make its parent folders traversable/);
   });
 
+  it('exits 1 with one line when a port is taken', async () => {
+    const holder = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => holder.once('listening', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      env: { ...process.env, FORJA_CONTROL_PLANE_PORT: String(port), FORJA_WEB_PORT: String(await freePort()), FORJA_PADRON_PORT: String(await freePort()), FORJA_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent', DATABASE_URL: '' },
+      encoding: 'utf8',
+    });
+    holder.close();
+    expect(result.status).to.equal(1);
+    expect(result.stderr).to.include(`forja: cannot start: port ${port} on 127.0.0.1 is already in use`);
+  });
+
   it('says what to install when the PostgreSQL binaries are missing', async () => {
     const error = await startPostgresCluster(join(dir, 'pg'), 'forja', { binDir: join(dir, 'nowhere') }).catch((e: unknown) => e);
     expect((error as Error).message).to.match(/PostgreSQL server binaries not found in .*: install them \(apt-get install postgresql\) or set DATABASE_URL/);
   });
 
   it('runs npm start on a fresh data folder, prints what it started, and stops cleanly on Ctrl-C', async () => {
+    const ports = { FORJA_CONTROL_PLANE_PORT: String(await freePort()), FORJA_WEB_PORT: String(await freePort()), FORJA_PADRON_PORT: String(await freePort()) };
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      env: { ...process.env, FORJA_DATA_DIR: join(dir, 'data'), LOG_FORMAT: 'json', DATABASE_URL: '', NATS_URL: '', EVENTSTORE_URL: '' },
+      env: { ...process.env, ...ports, FORJA_DATA_DIR: join(dir, 'data'), LOG_FORMAT: 'json', DATABASE_URL: '', NATS_URL: '', EVENTSTORE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -63,7 +79,11 @@ describe('local services', function () {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(output).to.match(/database +private PostgreSQL on 127\.0\.0\.1:\d+/);
-    expect(output).to.match(/projector +\d+ runners: stream_activity, work_relay/);
+    expect(output).to.match(/projector +\d+ runners: stream_activity, /);
+    expect(output).to.match(new RegExp(`control-plane +http://127\\.0\\.0\\.1:${ports.FORJA_CONTROL_PLANE_PORT} `));
+    expect(output).to.match(/first admin +created admin@forja\.local with password \S{24} /);
+    const health = await fetch(`http://127.0.0.1:${ports.FORJA_CONTROL_PLANE_PORT}/health`);
+    expect(health.status).to.equal(200);
     expect(existsSync(join(dir, 'data', 'postgres', 'pgdata', 'postmaster.pid'))).to.equal(true);
     child.kill('SIGINT');
     expect(await exited).to.equal(0);

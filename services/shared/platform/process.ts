@@ -25,22 +25,22 @@ export async function runProcesses(title: string, starters: StartProcess[]): Pro
   const infra = await openInfrastructureOrExit(config, logger, title);
   const running: ForjaProcess[] = [];
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
     for (const proc of running.reverse()) await proc.stop().catch((error: unknown) => logger.error({ err: error, process: proc.name }, 'stop failed'));
     await infra.close();
     logger.info('stopped cleanly');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   try {
     for (const start of starters) running.push(await start(infra, config, logger));
   } catch (error) {
-    logger.error({ err: error }, 'start failed');
-    await stop('start failure');
+    process.stderr.write(`${title}: cannot start: ${(error as Error).message}\n`);
+    await stop('start failure', 1);
     return;
   }
   const lines = [
