@@ -74,20 +74,27 @@ describe('local services', function () {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!output.includes('Ctrl-C stops everything') && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(output).to.match(/database +private PostgreSQL on 127\.0\.0\.1:\d+/);
+      expect(output).to.match(/projector +\d+ runners: stream_activity, /);
+      expect(output).to.match(new RegExp(`control-plane +http://127\\.0\\.0\\.1:${ports.FORJA_CONTROL_PLANE_PORT} `));
+      expect(output).to.match(/first admin +created admin@forja\.local with password \S{24} /);
+      const health = await fetch(`http://127.0.0.1:${ports.FORJA_CONTROL_PLANE_PORT}/health`);
+      expect(health.status).to.equal(200);
+      expect(output).to.match(new RegExp(`web +http://127\\.0\\.0\\.1:${ports.FORJA_WEB_PORT} `));
+      expect((await fetch(`http://127.0.0.1:${ports.FORJA_WEB_PORT}/login`)).status).to.equal(200);
+      expect(existsSync(join(dir, 'data', 'postgres', 'pgdata', 'postmaster.pid'))).to.equal(true);
+      child.kill('SIGINT');
+      expect(await exited).to.equal(0);
+      expect(output).to.include('stopped cleanly');
+    } finally {
+      // A failed assertion must not leave the platform running after the test.
+      if (child.exitCode === null) child.kill('SIGKILL');
     }
-    expect(output).to.match(/database +private PostgreSQL on 127\.0\.0\.1:\d+/);
-    expect(output).to.match(/projector +\d+ runners: stream_activity, /);
-    expect(output).to.match(new RegExp(`control-plane +http://127\\.0\\.0\\.1:${ports.FORJA_CONTROL_PLANE_PORT} `));
-    expect(output).to.match(/first admin +created admin@forja\.local with password \S{24} /);
-    const health = await fetch(`http://127.0.0.1:${ports.FORJA_CONTROL_PLANE_PORT}/health`);
-    expect(health.status).to.equal(200);
-    expect(existsSync(join(dir, 'data', 'postgres', 'pgdata', 'postmaster.pid'))).to.equal(true);
-    child.kill('SIGINT');
-    expect(await exited).to.equal(0);
-    expect(output).to.include('stopped cleanly');
     expect(existsSync(join(dir, 'data', 'postgres', 'pgdata', 'postmaster.pid')), 'Postgres stopped').to.equal(false);
   });
 });

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { sql } from 'kysely';
+import { loginRoutes } from './auth/login.routes.ts';
+import type { WebContext } from './context.ts';
+import { checkCsrf } from './http/csrf.ts';
+import { errorPages, notFound } from './http/errorPages.ts';
+import { loadSessionUser, route } from './http/route.ts';
+import { projectRoutes } from './projects/projects.routes.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const picoCss = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css', 'pico.min.css');
+
+export interface WebAppOptions {
+  session: RequestHandler;
+  /** Extra routes (the identity-provider login when configured). */
+  extraRoutes?: Array<(router: express.Router) => void>;
+}
+
+/** Web's express app: static assets, sessions, CSRF, then pages registered through the authorization table. */
+export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.settings.FORJA_TRUST_PROXY);
+  app.use(
+    helmet({
+      // TLS, HSTS and upgrading requests belong to the reverse proxy; Forja may run on plain HTTP.
+      contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null, 'form-action': ["'self'"] } },
+      strictTransportSecurity: false,
+    }),
+  );
+  app.use(ctx.metrics.measureRequests);
+  app.get('/static/pico.min.css', (_req, res) => res.sendFile(picoCss, { maxAge: '1d' }));
+  app.use('/static', express.static(join(here, 'public'), { maxAge: '1h', index: false }));
+
+  const router = express.Router();
+  route(router, 'GET', '/health', async (_req, res) => {
+    const ok = await sql`select 1`.execute(ctx.db).then(() => true, () => false);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable' });
+  });
+  router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), loadSessionUser(ctx), checkCsrf);
+  loginRoutes(router, ctx);
+  for (const add of options.extraRoutes ?? []) add(router);
+  projectRoutes(router, ctx);
+  app.use(router);
+  app.use(notFound(ctx));
+  app.use(errorPages(ctx));
+  return app;
+}

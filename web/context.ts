@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Environment } from 'nunjucks';
+import type { Metrics } from '#shared/http/metrics.ts';
+import type { Logger } from '#shared/log.ts';
+import type { ControlPlaneClient } from './controlPlaneClient.ts';
+import type { WebSettings } from './web.settings.ts';
+
+/** What web's routes work with. Web reads read models and sends commands; it never touches events. */
+export interface WebContext {
+  /**
+   * Schema `read_model`. Each read model's query functions type their own tables; Kysely's
+   * database type is invariant, so the one shared handle is untyped.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  readModel: Kysely<any>;
+  db: Kysely<unknown>;
+  controlPlane: ControlPlaneClient;
+  settings: WebSettings;
+  webhookSecret: string;
+  /** Where git hosts reach the control-plane, for the push hook URL. */
+  hookBaseUrl: string;
+  templates: Environment;
+  metrics: Metrics;
+  logger: Logger;
+}

@@ -1,0 +1,53 @@
+import type { ValidationIssue } from '#shared/http/errors.ts';
+
+/** What the control-plane said when it refused a command. */
+export class CommandRefused extends Error {
+  override readonly name = 'CommandRefused';
+  constructor(
+    readonly status: number,
+    readonly detail: string | ValidationIssue[],
+  ) {
+    super(typeof detail === 'string' ? detail : detail.map((issue) => issue.msg).join('; '));
+  }
+
+  /** The message of the issue at `field` of the body, or of the whole body, for a form. */
+  messageFor(field: string): string | undefined {
+    if (typeof this.detail === 'string') return this.detail;
+    const issue = this.detail.find((candidate) => candidate.loc[1] === field) ?? this.detail.find((candidate) => candidate.loc.length === 1);
+    return issue?.msg;
+  }
+}
+
+/**
+ * Web's way to change anything: the control-plane's internal endpoints, with the service token and
+ * the signed-in user as the actor, so every event records who did it. Commands answer once the
+ * read models show the change.
+ */
+export function controlPlaneClient(baseUrl: string, serviceToken: string) {
+  async function post<T>(path: string, body: unknown, actorId?: string): Promise<T> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${serviceToken}`,
+        'content-type': 'application/json',
+        ...(actorId ? { 'x-forja-actor': actorId } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const payload = (await response.json().catch(() => ({ detail: `control-plane answered ${response.status}` }))) as { detail?: string | ValidationIssue[] } & T;
+    if (!response.ok) throw new CommandRefused(response.status, payload.detail ?? `control-plane answered ${response.status}`);
+    return payload;
+  }
+
+  return {
+    verifyPassword: (email: string, password: string) => post<{ user_id: string; email: string; role: string }>('/internal/auth/verify', { email, password }),
+    signInFromIdentityProvider: (email: string) => post<{ user_id: string; email: string; role: string }>('/internal/users/oidc', { email }),
+    createProject: (actorId: string, name: string) => post<{ slug: string; name: string }>('/internal/projects', { name }, actorId),
+    setRepository: (actorId: string, slug: string, gitRepo: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/repository`, { git_repo: gitRepo }, actorId),
+    deleteProject: (actorId: string, slug: string, confirmName: string) =>
+      post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
+  };
+}
+
+export type ControlPlaneClient = ReturnType<typeof controlPlaneClient>;

@@ -1,0 +1,36 @@
+import type { NextFunction, Request, Response } from 'express';
+import { HttpError } from '#shared/http/errors.ts';
+import type { WebContext } from '../context.ts';
+import { render } from './render.ts';
+
+const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Sign in needed', 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 503: 'Try again shortly' };
+
+/** Errors as pages of the product, never a stack trace. */
+export function errorPages(ctx: WebContext) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const bodyError = error as { type?: string };
+    let status = 500;
+    let message = 'Something went wrong on our side. The error was logged; try again, and tell your administrator if it persists.';
+    if (error instanceof HttpError) {
+      status = error.status;
+      message = error.detail;
+    } else if (bodyError.type === 'entity.too.large') {
+      status = 413;
+      message = 'What you sent is larger than Forja accepts.';
+    } else if (bodyError.type === 'entity.parse.failed') {
+      status = 400;
+      message = 'What you sent could not be read.';
+    } else {
+      ctx.logger.error({ err: error, path: req.path }, 'page failed');
+    }
+    res.status(status);
+    render(ctx, req, res, 'error.njk', { status, title: TITLES[status] ?? 'Error', message });
+  };
+}
+
+export function notFound(ctx: WebContext) {
+  return (req: Request, res: Response): void => {
+    res.status(404);
+    render(ctx, req, res, 'error.njk', { status: 404, title: 'Not found', message: `There is no page at ${req.path}.` });
+  };
+}

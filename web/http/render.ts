@@ -1,0 +1,40 @@
+import type { Request, Response } from 'express';
+import type { WebContext } from '../context.ts';
+import { csrfToken } from './csrf.ts';
+
+/** Whether to answer with a fragment: htmx asked for one (not a boosted navigation or a history restore). */
+export function wantsPartial(req: Request): boolean {
+  return req.get('hx-request') === 'true' && req.get('hx-boosted') !== 'true' && req.get('hx-history-restore-request') !== 'true';
+}
+
+/**
+ * Renders a page, or its partial for htmx requests that want one. Every page gets the signed-in
+ * user, the CSRF token and the flash messages (read once, then cleared).
+ */
+export function render(ctx: WebContext, req: Request, res: Response, page: string, data: Record<string, unknown> = {}, partial?: string): void {
+  res.vary('HX-Request');
+  const flash = req.session?.flash ?? [];
+  if (req.session) req.session.flash = [];
+  const template = partial && wantsPartial(req) ? partial : page;
+  res.type('html').send(
+    ctx.templates.render(template, {
+      user: res.locals['user'],
+      csrfToken: req.session ? csrfToken(req) : '',
+      flash,
+      path: req.path,
+      oidcEnabled: Boolean(ctx.settings.FORJA_OIDC_ISSUER),
+      oidcLabel: ctx.settings.FORJA_OIDC_LABEL,
+      ...data,
+    }),
+  );
+}
+
+/** A message shown once on the next page. */
+export function flash(req: Request, kind: 'success' | 'error' | 'info', text: string): void {
+  req.session.flash = [...(req.session.flash ?? []), { kind, text }];
+}
+
+/** 303 after a successful POST; htmx follows it and swaps the page it lands on. */
+export function seeOther(res: Response, location: string): void {
+  res.redirect(303, location);
+}

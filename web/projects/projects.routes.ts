@@ -1,0 +1,94 @@
+import type { Request, Response, Router } from 'express';
+import { getProject } from '#projections/projects/projectDetail.ts';
+import { listProjects } from '#projections/projects/projectList.ts';
+import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
+import { webhookPath } from '#shared/auth/webhookToken.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import type { WebContext } from '../context.ts';
+import { CommandRefused } from '../controlPlaneClient.ts';
+import { flash, render, seeOther } from '../http/render.ts';
+import { route } from '../http/route.ts';
+
+const PAGE_SIZE = 20;
+
+const userOf = (res: Response) => res.locals['user'] as { user_id: string; role: Role };
+
+function pageNumber(value: unknown): number {
+  const page = Number(value);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/** Shows the list page (or its table for htmx), with `form` holding a refused create's input and error. */
+async function showList(ctx: WebContext, req: Request, res: Response, form: { name?: string; error?: string } = {}) {
+  const q = typeof req.query['q'] === 'string' ? req.query['q'].slice(0, 100) : '';
+  const projects = await listProjects(ctx.readModel, { q, page: pageNumber(req.query['page']), pageSize: PAGE_SIZE });
+  render(ctx, req, res, 'projects/list.njk', { q, projects, form, canCreate: roleAtLeast(userOf(res).role, 'developer') }, 'projects/_table.njk');
+}
+
+async function showDetail(ctx: WebContext, req: Request, res: Response, forms: Record<string, { value?: string; error?: string }> = {}) {
+  const slug = String(req.params['slug']);
+  const project = await getProject(ctx.readModel, slug);
+  if (!project) throw new HttpError(404, `There is no project ${slug}. It may have been deleted.`);
+  const role = userOf(res).role;
+  render(ctx, req, res, 'projects/detail.njk', {
+    project,
+    forms,
+    canEdit: roleAtLeast(role, 'developer'),
+    canDelete: roleAtLeast(role, 'admin'),
+    hookUrl: roleAtLeast(role, 'developer') ? `${ctx.hookBaseUrl}${webhookPath(ctx.webhookSecret, slug)}` : undefined,
+  });
+}
+
+/** Re-renders a form with the control-plane's reason when it refused; anything else is a real error. */
+function refused(error: unknown): CommandRefused {
+  if (error instanceof CommandRefused && [404, 409, 422].includes(error.status)) return error;
+  throw error;
+}
+
+export function projectRoutes(router: Router, ctx: WebContext): void {
+  route(router, 'GET', '/', (req: Request, res: Response) => showList(ctx, req, res));
+  route(router, 'GET', '/projects', (req: Request, res: Response) => showList(ctx, req, res));
+
+  route(router, 'POST', '/projects', async (req: Request, res: Response) => {
+    const name = String((req.body as { name?: string }).name ?? '');
+    try {
+      const created = await ctx.controlPlane.createProject(userOf(res).user_id, name);
+      flash(req, 'success', `Project ${created.name} created.`);
+      seeOther(res, `/projects/${created.slug}`);
+    } catch (error) {
+      const why = refused(error);
+      res.status(422);
+      await showList(ctx, req, res, { name, error: why.messageFor('name') ?? why.message });
+    }
+  });
+
+  route(router, 'GET', '/projects/:slug', (req: Request, res: Response) => showDetail(ctx, req, res));
+
+  route(router, 'POST', '/projects/:slug/repo', async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const gitRepo = String((req.body as { git_repo?: string }).git_repo ?? '').trim();
+    try {
+      await ctx.controlPlane.setRepository(userOf(res).user_id, slug, gitRepo);
+      flash(req, 'success', 'Repository saved. New instances will use it.');
+      seeOther(res, `/projects/${slug}`);
+    } catch (error) {
+      const why = refused(error);
+      res.status(why.status === 404 ? 404 : 422);
+      await showDetail(ctx, req, res, { repo: { value: gitRepo, error: why.messageFor('git_repo') ?? why.message } });
+    }
+  });
+
+  route(router, 'POST', '/projects/:slug/delete', async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const confirmName = String((req.body as { confirm_name?: string }).confirm_name ?? '');
+    try {
+      await ctx.controlPlane.deleteProject(userOf(res).user_id, slug, confirmName);
+      flash(req, 'success', `Project deleted.`);
+      seeOther(res, '/projects');
+    } catch (error) {
+      const why = refused(error);
+      res.status(why.status === 404 ? 404 : 422);
+      await showDetail(ctx, req, res, { delete: { value: confirmName, error: why.messageFor('confirm_name') ?? why.message } });
+    }
+  });
+}

@@ -1,0 +1,41 @@
+import { settingsLoader, type SettingsSchema } from '#shared/config/config.ts';
+
+/** Settings only web reads; the shared ones (ports, database, secrets) are in services/shared/config. */
+export const webSettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    FORJA_TRUST_PROXY: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10,
+      default: 0,
+      description: 'how many reverse proxies sit in front of web (0 = none); with one or more, X-Forwarded-Proto decides secure cookies',
+    },
+    FORJA_PUBLIC_URL: { type: 'string', pattern: '^https?://[^/]+$', description: 'the address users open web at (no trailing slash), for the identity-provider redirect' },
+    FORJA_HOOK_BASE_URL: { type: 'string', pattern: '^https?://[^/]+$', description: 'the address git hosts reach the control-plane at, shown with the push hook URL' },
+    FORJA_OIDC_ISSUER: { type: 'string', pattern: '^https?://', description: 'identity provider issuer URL; unset = identity-provider login off' },
+    FORJA_OIDC_CLIENT_ID: { type: 'string', minLength: 1, description: 'client id registered at the identity provider' },
+    FORJA_OIDC_CLIENT_SECRET: { type: 'string', minLength: 1, description: 'client secret registered at the identity provider' },
+    FORJA_OIDC_ALLOWED_DOMAINS: {
+      type: 'string',
+      pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$',
+      description: 'comma-separated e-mail domains allowed to sign in through the identity provider (example.com,example.org)',
+    },
+    FORJA_OIDC_LABEL: { type: 'string', minLength: 1, default: 'Sign in with your company account', description: 'text of the identity-provider button' },
+  },
+  required: [],
+} as const satisfies SettingsSchema;
+
+export interface WebSettings {
+  FORJA_TRUST_PROXY: number;
+  FORJA_PUBLIC_URL?: string;
+  FORJA_HOOK_BASE_URL?: string;
+  FORJA_OIDC_ISSUER?: string;
+  FORJA_OIDC_CLIENT_ID?: string;
+  FORJA_OIDC_CLIENT_SECRET?: string;
+  FORJA_OIDC_ALLOWED_DOMAINS?: string;
+  FORJA_OIDC_LABEL: string;
+}
+
+export const loadWebSettings = settingsLoader<WebSettings>(webSettingsSchema);

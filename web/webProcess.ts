@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url';
+import nunjucks from 'nunjucks';
+import { migrateReadModel } from '#projections/migrations/index.ts';
+import { orExit } from '#shared/config/config.ts';
+import { listen } from '#shared/http/listen.ts';
+import { createMetrics } from '#shared/http/metrics.ts';
+import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
+import type { StartProcess } from '#shared/platform/process.ts';
+import { createWebApp } from './app.ts';
+import { oidcRoutes } from './auth/oidc.routes.ts';
+import type { WebContext } from './context.ts';
+import { controlPlaneClient } from './controlPlaneClient.ts';
+import { sessionMiddleware } from './http/session.ts';
+import { loadWebSettings } from './web.settings.ts';
+
+/** Templates autoescape everything; a template is never built from user input. */
+export function templateEnvironment(): nunjucks.Environment {
+  return new nunjucks.Environment(new nunjucks.FileSystemLoader(fileURLToPath(new URL('./templates', import.meta.url)), { noCache: false }), {
+    autoescape: true,
+    throwOnUndefined: false,
+  });
+}
+
+export const startWebProcess: StartProcess = async (infra, config, logger) => {
+  const settings = orExit(() => loadWebSettings());
+  const secrets = resolvePlatformSecrets(config);
+  await migrateReadModel(infra.db);
+  const controlPlaneUrl = config.FORJA_CONTROL_PLANE_URL ?? `http://127.0.0.1:${config.FORJA_CONTROL_PLANE_PORT}`;
+  const ctx: WebContext = {
+    readModel: infra.db.withSchema('read_model'),
+    db: infra.db,
+    controlPlane: controlPlaneClient(controlPlaneUrl, secrets.serviceToken),
+    settings,
+    webhookSecret: secrets.webhookSecret,
+    hookBaseUrl: settings.FORJA_HOOK_BASE_URL ?? controlPlaneUrl,
+    templates: templateEnvironment(),
+    metrics: createMetrics('forja_web_'),
+    logger: logger.child({ process: 'web' }),
+  };
+  const sessions = await sessionMiddleware(infra.db, infra.pool, secrets.masterKey);
+  const app = createWebApp(ctx, { session: sessions.middleware, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
+  const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
+  return {
+    name: 'web',
+    url: listening.url,
+    describe: () => [`${listening.url}  sign in at ${listening.url}/login${settings.FORJA_OIDC_ISSUER ? ' (or through the identity provider)' : ''}`],
+    stop: async () => {
+      await listening.close();
+      await sessions.close();
+    },
+  };
+};
