@@ -12,7 +12,7 @@ import { loadSessionUser, route } from './http/route.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const picoCss = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css', 'pico.min.css');
+const picoCssDir = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css');
 
 export interface WebAppOptions {
   session: RequestHandler;
@@ -33,7 +33,8 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     }),
   );
   app.use(ctx.metrics.measureRequests);
-  app.get('/static/pico.min.css', (_req, res) => res.sendFile(picoCss, { maxAge: '1d' }));
+  // Static files are mounted, not routed: routes are registered only through the authorization table.
+  app.use('/static', express.static(picoCssDir, { maxAge: '1d', index: false }));
   app.use('/static', express.static(join(here, 'public'), { maxAge: '1h', index: false }));
 
   const router = express.Router();

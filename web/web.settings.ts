@@ -12,7 +12,7 @@ export const webSettingsSchema = {
       default: 0,
       description: 'how many reverse proxies sit in front of web (0 = none); with one or more, X-Forwarded-Proto decides secure cookies',
     },
-    FORJA_PUBLIC_URL: { type: 'string', pattern: '^https?://[^/]+$', description: 'the address users open web at (no trailing slash), for the identity-provider redirect' },
+    FORJA_PUBLIC_URL: { type: 'string', pattern: '^https?://[^/]+$', description: 'the address users open web at (no trailing slash), for the identity-provider redirect; unset = the scheme and host each request came to' },
     FORJA_HOOK_BASE_URL: { type: 'string', pattern: '^https?://[^/]+$', description: 'the address git hosts reach the control-plane at, shown with the push hook URL' },
     FORJA_OIDC_ISSUER: { type: 'string', pattern: '^https?://', description: 'identity provider issuer URL; unset = identity-provider login off' },
     FORJA_OIDC_CLIENT_ID: { type: 'string', minLength: 1, description: 'client id registered at the identity provider' },
@@ -20,7 +20,7 @@ export const webSettingsSchema = {
     FORJA_OIDC_ALLOWED_DOMAINS: {
       type: 'string',
       pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$',
-      description: 'comma-separated e-mail domains allowed to sign in through the identity provider (example.com,example.org)',
+      description: 'comma-separated e-mail domains allowed to sign in through the identity provider, matched exactly (example.com,example.org); unset = nobody',
     },
     FORJA_OIDC_LABEL: { type: 'string', minLength: 1, default: 'Sign in with your company account', description: 'text of the identity-provider button' },
   },

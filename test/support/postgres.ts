@@ -1,7 +1,7 @@
-import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '#shared/local/postgresCluster.ts';
+import { runDir } from './runDir.ts';
 import { onTeardown } from './teardown.ts';
 
 let cluster: Promise<PostgresCluster> | undefined;
@@ -9,9 +9,7 @@ let cluster: Promise<PostgresCluster> | undefined;
 /** One private PostgreSQL cluster for the whole test run, started on first use. */
 export function testCluster(): Promise<PostgresCluster> {
   cluster ??= (async () => {
-    const dir = '.data/test-postgres';
-    rmSync(dir, { recursive: true, force: true });
-    const started = await startPostgresCluster(dir, 'forja_test');
+    const started = await startPostgresCluster(runDir('test-postgres'), 'forja_test');
     onTeardown(() => started.stop());
     return started;
   })();

@@ -5,6 +5,14 @@ import { render } from './render.ts';
 
 const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Sign in needed', 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 503: 'Try again shortly' };
 
+/**
+ * An error page replaces the whole page, also for an htmx request that targeted a part of it (the
+ * layout's htmx config swaps 4xx and 5xx answers), so a refused form or search never does nothing.
+ */
+function showWholePage(req: Request, res: Response): void {
+  if (req.get('hx-request') === 'true') res.set({ 'HX-Retarget': 'body', 'HX-Reswap': 'innerHTML' });
+}
+
 /** Errors as pages of the product, never a stack trace. */
 export function errorPages(ctx: WebContext) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -24,6 +32,7 @@ export function errorPages(ctx: WebContext) {
       ctx.logger.error({ err: error, path: req.path }, 'page failed');
     }
     res.status(status);
+    showWholePage(req, res);
     render(ctx, req, res, 'error.njk', { status, title: TITLES[status] ?? 'Error', message });
   };
 }
@@ -31,6 +40,7 @@ export function errorPages(ctx: WebContext) {
 export function notFound(ctx: WebContext) {
   return (req: Request, res: Response): void => {
     res.status(404);
+    showWholePage(req, res);
     render(ctx, req, res, 'error.njk', { status: 404, title: 'Not found', message: `There is no page at ${req.path}.` });
   };
 }

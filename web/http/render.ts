@@ -34,7 +34,13 @@ export function flash(req: Request, kind: 'success' | 'error' | 'info', text: st
   req.session.flash = [...(req.session.flash ?? []), { kind, text }];
 }
 
-/** 303 after a successful POST; htmx follows it and swaps the page it lands on. */
+/**
+ * 303 after a successful POST; htmx follows it and swaps the page it lands on. The session is saved
+ * first: express-session sends the headers before its own save completes, and a browser follows a
+ * 303 on its headers, so the next page could load the session without this request's flash.
+ */
 export function seeOther(res: Response, location: string): void {
-  res.redirect(303, location);
+  const { session } = res.req;
+  if (!session) return void res.redirect(303, location);
+  session.save((error: unknown) => (error ? res.req.next?.(error) : res.redirect(303, location)));
 }

@@ -30,6 +30,8 @@ async function showDetail(ctx: WebContext, req: Request, res: Response, forms: R
   const project = await getProject(ctx.readModel, slug);
   if (!project) throw new HttpError(404, `There is no project ${slug}. It may have been deleted.`);
   const role = userOf(res).role;
+  // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
+  if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/projects/${slug}`);
   render(ctx, req, res, 'projects/detail.njk', {
     project,
     forms,

@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { authorizationTable, type RouteRule } from '#shared/auth/authorizationTable.ts';
+import { ROLES } from '#shared/auth/roles.ts';
+import { controlPlaneApp, webApp } from '#test/support/processApps.ts';
+import { registeredRoutes } from '#test/support/routeStack.ts';
+import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
+import { ruleKey, type WalkFixture } from './routeRequests.ts';
+import { checkControlPlaneRoute } from './walkControlPlane.ts';
+import { checkWebRoute } from './walkWeb.ts';
+
+const rulesOf = (process: RouteRule['process']) => authorizationTable.filter((rule) => rule.process === process);
+const tableRoutes = (process: RouteRule['process']) => rulesOf(process).map((rule) => `${rule.method} ${rule.path}`).sort();
+
+describe('the authorization table', function () {
+  this.timeout(60_000);
+  let platform: WebPlatform;
+  const fixture: WalkFixture = { slug: 'walk-target' };
+
+  before(async () => {
+    platform = await startWebPlatform();
+    const developer = await platform.signedIn('developer');
+    expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
+  });
+  after(() => platform?.stop());
+
+  it('has one rule per process, method and path', () => {
+    const keys = authorizationTable.map(ruleKey);
+    expect(keys).to.have.length(new Set(keys).size);
+  });
+
+  describe('holds on the running web, for anonymous, viewer, developer and admin', () => {
+    for (const rule of rulesOf('web')) {
+      it(`${rule.method} ${rule.path} (${rule.access})`, async () => {
+        for (const who of ['anonymous', ...ROLES] as const) await checkWebRoute(platform, rule, who, fixture);
+      });
+    }
+  });
+
+  describe('holds on the running control-plane, for every kind of credentials and acting user', () => {
+    for (const rule of rulesOf('control-plane')) {
+      it(`${rule.method} ${rule.path} (${rule.access}${rule.actor ? ` for ${rule.actor}` : ''})`, () => checkControlPlaneRoute(platform, rule, fixture));
+    }
+  });
+
+  describe('is complete: every registered route is in it, and every rule is registered', () => {
+    it('for the control-plane', async () => {
+      const { routes, mounts } = registeredRoutes(await controlPlaneApp(platform));
+      expect(routes.sort()).to.deep.equal(tableRoutes('control-plane'));
+      expect(mounts).to.deep.equal([]);
+    });
+
+    it('for web, with the identity-provider login on', () => {
+      const { routes, mounts } = registeredRoutes(webApp(platform));
+      expect(routes.sort()).to.deep.equal(tableRoutes('web'));
+      expect([...new Set(mounts)], 'only static files are served outside the table').to.deep.equal(['/static']);
+    });
+  });
+});

@@ -1,0 +1,52 @@
+import type { RouteRule } from '#shared/auth/authorizationTable.ts';
+import { PASSWORD } from '#test/support/platform.ts';
+import { USERS } from '#test/support/webPlatform.ts';
+
+/** What the walk works on: a real project, so `:slug` routes reach their handler. */
+export interface WalkFixture {
+  slug: string;
+}
+
+export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): string => `${rule.process} ${rule.method} ${rule.path}`;
+
+/** The route's path with real values for its parameters. */
+export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
+  const values: Record<string, string> = { slug: fixture.slug, file: 'init.js' };
+  return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
+    return value;
+  });
+}
+
+let serial = 0;
+const unique = (what: string) => `Walk ${what} ${++serial}`;
+
+/**
+ * A body valid enough that an authorized request does its job instead of failing validation, for
+ * every route that takes one. Deleting sends a wrong name, so the walk's project survives.
+ */
+const BODIES: Record<string, (email: string | undefined) => Record<string, string>> = {
+  'web POST /login': (email) => ({ email: email ?? USERS.viewer, password: PASSWORD }),
+  'web POST /projects': () => ({ name: unique('web project') }),
+  'web POST /projects/:slug/repo': () => ({ git_repo: 'https://git.example.com/walk/erp.git' }),
+  'web POST /projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
+  'control-plane POST /api/v1/projects': () => ({ name: unique('api project') }),
+  'control-plane PUT /api/v1/projects/:slug/repository': () => ({ git_repo: 'git@git.example.com:walk/erp.git' }),
+  'control-plane POST /internal/auth/verify': () => ({ email: USERS.viewer, password: PASSWORD }),
+  'control-plane POST /internal/users/oidc': () => ({ email: `walk-${++serial}@example.com` }),
+  'control-plane POST /internal/projects': () => ({ name: unique('internal project') }),
+  'control-plane POST /internal/projects/:slug/repository': () => ({ git_repo: 'ssh://git.example.com/walk/erp.git' }),
+  'control-plane POST /internal/projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
+};
+
+/** The body to send to `rule` as the user with `email` (undefined: nobody signed in); GETs send none. */
+export function bodyFor(rule: RouteRule, email?: string): Record<string, string> | undefined {
+  if (rule.method === 'GET') return undefined;
+  const body = BODIES[ruleKey(rule)];
+  if (!body) throw new Error(`${ruleKey(rule)}: the walk has no body for it; add one in routeRequests.ts`);
+  return body(email);
+}
+
+/** Routes that exist only when an identity provider is configured (the walk's web runs without one). */
+export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web GET /auth/idp/callback']);

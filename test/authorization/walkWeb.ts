@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import type { RouteRule } from '#shared/auth/authorizationTable.ts';
+import { USERS, type WebPlatform } from '#test/support/webPlatform.ts';
+import { textOf, type WebResponse, type WebSession } from '#test/support/webSession.ts';
+import { bodyFor, concretePath, IDENTITY_PROVIDER_ROUTES, ruleKey, type WalkFixture } from './routeRequests.ts';
+import { verdict, type Who } from './verdict.ts';
+
+/** A fresh session for `who`, so routes that end or replace a session (logout, login) affect no other check. */
+async function sessionOf(platform: WebPlatform, who: Who): Promise<WebSession> {
+  if (who !== 'anonymous') return platform.signedIn(who);
+  const visitor = platform.visitor();
+  await visitor.csrfToken();
+  return visitor;
+}
+
+function send(session: WebSession, rule: RouteRule, path: string, who: Who, headers: Record<string, string> = {}): Promise<WebResponse> {
+  const body = bodyFor(rule, who === 'anonymous' ? undefined : USERS[who]);
+  return body ? session.post(path, body, { headers }) : session.get(path, headers);
+}
+
+/** Checks that web treats `who` on `rule` as the table says, with a valid CSRF token so only authorization can refuse. */
+export async function checkWebRoute(platform: WebPlatform, rule: RouteRule, who: Who, fixture: WalkFixture): Promise<void> {
+  const path = concretePath(rule, fixture);
+  const what = `${ruleKey(rule)} as ${who}`;
+  const session = await sessionOf(platform, who);
+  const res = await send(session, rule, path, who);
+  const signInPage = `/login?next=${encodeURIComponent(path)}`;
+  switch (verdict(rule.access, who)) {
+    case 'challenged': {
+      expect(res.status, what).to.equal(303);
+      expect(res.location, what).to.equal(signInPage);
+      const htmx = await send(session, rule, path, who, { 'hx-request': 'true' });
+      expect(htmx.status, `${what} (htmx)`).to.equal(401);
+      expect(htmx.headers.get('hx-redirect'), `${what} (htmx)`).to.equal(signInPage);
+      break;
+    }
+    case 'forbidden':
+      expect(res.status, what).to.equal(403);
+      expect(textOf(res.html), what).to.include(`This needs the ${rule.access} role; you are signed in as ${who}.`);
+      break;
+    case 'allowed':
+      expect(res.status, what).to.not.be.oneOf([401, 403]);
+      expect(res.status, what).to.be.below(500);
+      expect(res.location ?? '', what).to.not.match(/^\/login\?next=/);
+      if (!IDENTITY_PROVIDER_ROUTES.has(ruleKey(rule))) expect(res.status, `${what}: the walk should reach a real handler`).to.not.equal(404);
+      break;
+  }
+}
