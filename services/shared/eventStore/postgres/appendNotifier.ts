@@ -41,9 +41,14 @@ export class AppendNotifier {
     });
   }
 
+  /** Wakes this process's subscribers without waiting for the server's notice. */
+  wakeLocal(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const wake of [...this.waiters]) wake();
+    this.wakeLocal();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -52,9 +57,7 @@ export class AppendNotifier {
   private async connect(): Promise<void> {
     if (this.closed) return;
     const client = createClient(this.connectionString, 'forja-event-listener');
-    client.on('notification', () => {
-      for (const wake of [...this.waiters]) wake();
-    });
+    client.on('notification', () => this.wakeLocal());
     client.on('error', () => {
       if (this.client === client) {
         this.client = undefined;

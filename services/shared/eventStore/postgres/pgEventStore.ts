@@ -13,6 +13,7 @@ import {
   type SubscribeOptions,
 } from '../eventStore.ts';
 import * as createEventStore from './migrations/20261122_0001_event_store.ts';
+import * as typedAppend from './migrations/20261122_0002_typed_append.ts';
 import { AppendNotifier } from './appendNotifier.ts';
 
 export interface PgEventStoreOptions {
@@ -39,18 +40,35 @@ const COLUMNS = 'global_position, stream_id, stream_version, event_id, event_typ
 /** Creates the `event_store` schema if needed; run once at start-up. */
 export async function migrateEventStore(pool: Pool): Promise<void> {
   const db = createKysely<unknown>(pool);
-  await migrateSchema(db, 'event_store', { '20261122_0001_event_store': createEventStore });
+  await migrateSchema(db, 'event_store', { '20261122_0001_event_store': createEventStore, '20261122_0002_typed_append': typedAppend });
 }
 
 /**
  * The PostgreSQL event store (schema `event_store`). Appends go through `event_store.append`, one
- * round trip that serializes appends, so global positions are in commit order (see the migration).
+ * round trip that serializes appends, so global positions are in commit order (see the
+ * migrations). Events travel as typed arrays, so the function unpacks no JSON inside its lock.
  * Statements are named so PostgreSQL plans them once per connection.
  */
 export function createPgEventStore(options: PgEventStoreOptions): EventStore {
   const { pool } = options;
   const notifier = new AppendNotifier(options.connectionString);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  let announcing = false;
+
+  /**
+   * Wakes subscribers after an append: this process's at once, other processes' through one
+   * NOTIFY per burst of appends (sent after the appends committed, outside the append lock).
+   * A lost notice costs a subscriber at most one poll interval, never an event.
+   */
+  function announce(): void {
+    notifier.wakeLocal();
+    if (announcing) return;
+    announcing = true;
+    setImmediate(() => {
+      announcing = false;
+      pool.query({ name: 'event_store.notify', text: "select pg_notify('event_store_append', '')" }).catch(() => undefined);
+    });
+  }
 
   async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
     const { rows } = await pool.query<EventRow>({
@@ -64,15 +82,22 @@ export function createPgEventStore(options: PgEventStoreOptions): EventStore {
   return {
     async appendToStream(stream, events, { expectedVersion }) {
       if (events.length === 0) throw new Error('appendToStream needs at least one event');
-      const payload = JSON.stringify(events.map(toRow));
       try {
         const { rows } = await pool.query<{ next_version: number; last_global_position: number }>({
           name: 'event_store.append',
-          text: 'select next_version, last_global_position from event_store.append($1, $2, $3)',
-          values: [stream, expectedVersion === 'any' ? -1 : expectedVersion, payload],
+          text: 'select next_version, last_global_position from event_store.append($1, $2, $3, $4, $5, $6)',
+          values: [
+            stream,
+            expectedVersion === 'any' ? -1 : expectedVersion,
+            events.map((event) => event.id ?? randomUUID()),
+            events.map((event) => event.type),
+            events.map((event) => JSON.stringify(event.data ?? null)),
+            events.map((event) => JSON.stringify(event.metadata)),
+          ],
         });
         const row = rows[0];
         if (!row) throw new Error(`append to ${stream} returned nothing`);
+        announce();
         return { nextVersion: row.next_version, lastGlobalPosition: row.last_global_position };
       } catch (error) {
         throw translate(error as pg.DatabaseError, stream, expectedVersion, events);
@@ -126,10 +151,6 @@ async function* subscribeToAll(
     }
     await woken;
   }
-}
-
-function toRow(event: NewEvent) {
-  return { id: event.id ?? randomUUID(), type: event.type, data: event.data ?? null, metadata: event.metadata };
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
