@@ -1,8 +1,9 @@
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
 import { startControlPlaneProcess } from '#services/control-plane/controlPlaneProcess.ts';
 import { startFirstAdminBootstrap } from '#services/control-plane/identity/firstAdmin.ts';
+import { startPadronProcess } from '#services/padron/padronProcess.ts';
 import { runProcesses } from '#shared/platform/process.ts';
 import { startWebProcess } from '#web/webProcess.ts';
 
 /** `npm start`: every Forja process in one Node process, on the private local services by default. */
-await runProcesses('forja', [startProjectorProcess, startControlPlaneProcess, startWebProcess, startFirstAdminBootstrap]);
+await runProcesses('forja', [startProjectorProcess, startControlPlaneProcess, startWebProcess, startFirstAdminBootstrap, startPadronProcess]);

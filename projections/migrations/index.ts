@@ -4,6 +4,7 @@ import * as checkpoints from './20261122_0001_checkpoints.ts';
 import * as streamActivity from './20261122_0002_stream_activity.ts';
 import * as users from './20261122_0003_users.ts';
 import * as projects from './20261122_0004_projects.ts';
+import * as padronLoads from './20261122_0005_padron_loads.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -11,6 +12,7 @@ export const readModelMigrations = {
   '20261122_0002_stream_activity': streamActivity,
   '20261122_0003_users': users,
   '20261122_0004_projects': projects,
+  '20261122_0005_padron_loads': padronLoads,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

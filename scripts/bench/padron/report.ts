@@ -1,0 +1,111 @@
+import type { HttpFigure } from './httpLoad.ts';
+import type { ImportFigure } from './imports.ts';
+import type { PadronBenchOptions } from './options.ts';
+import { roundRatio, type RoundFigure } from './rounds.ts';
+
+export interface PadronBenchResults {
+  machine: string;
+  options: PadronBenchOptions;
+  imports: Array<ImportFigure & { rawCopySeconds: number }>;
+  service: { readySeconds: number; rssMb: number; rates: number };
+  constant: RoundFigure;
+  hits: RoundFigure;
+  misses: RoundFigure;
+  notModified: RoundFigure;
+  batchSerial: HttpFigure;
+  batchConcurrent: HttpFigure;
+  pkLookups: number;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+/** Targets of issue 4. */
+const IMPORT_RATE = 300_000;
+const IMPORT_RSS_MB = 300;
+const SINGLE_SHARE = 0.5;
+const NOT_MODIFIED_SHARE = 0.8;
+const SINGLE_P99_MS = 10;
+const BATCH_P50_MS = 10;
+
+export function renderPadronReport(results: PadronBenchResults): string {
+  const { imports, constant, options } = results;
+  const rows = imports.reduce((sum, figure) => sum + figure.load.rowsLoaded, 0);
+  const seconds = imports.reduce((sum, figure) => sum + figure.seconds, 0);
+  const rawSeconds = imports.reduce((sum, figure) => sum + figure.rawCopySeconds, 0);
+  const peakRss = Math.max(...imports.map((figure) => figure.peakRssMb));
+  const http = [results.hits, results.misses, results.notModified];
+  const share = (figure: RoundFigure) => roundRatio(figure, constant);
+  const lines = [
+    `Forja padrón benchmark — ${int(imports.reduce((sum, figure) => sum + figure.file.lines, 0))} lines, ${int(rows)} rates`,
+    `machine   ${results.machine}`,
+    `load      ${results.loadBefore} before, ${results.loadAfter} after (1/5/15 min)`,
+    '',
+    'import: `npm run padron -- import` in its own process per file (hash, parse, COPY, key, publish; seconds from the load report)',
+    ...table(
+      ['file', 'state', 'lines', 'rates', 'seconds', 'rates/s', 'peak RSS', 'raw COPY s', '÷ raw COPY'],
+      [
+        ...imports.map((figure) => [
+          figure.file.file,
+          `${figure.file.state}${figure.file.regime ?? ''}`,
+          int(figure.file.lines),
+          int(figure.load.rowsLoaded),
+          figure.seconds.toFixed(2),
+          int(figure.load.rowsLoaded / figure.seconds),
+          `${figure.peakRssMb} MB`,
+          figure.rawCopySeconds.toFixed(2),
+          percent(figure.rawCopySeconds / figure.seconds),
+        ]),
+        ['all files', '', '', int(rows), seconds.toFixed(2), int(rows / seconds), `${peakRss} MB`, rawSeconds.toFixed(2), percent(rawSeconds / seconds)],
+      ],
+      'llrrrrrrr',
+    ),
+    '',
+    `lookup service: \`npm run padron -- serve\` in its own process; ready in ${results.service.readySeconds.toFixed(1)} s with ${int(results.service.rates)} rates in memory, RSS ${Math.round(results.service.rssMb)} MB`,
+    `method: autocannon, ${options.connections} connections; the anchor and the three lookups interleaved in ${options.rounds} rounds of ${Math.max(1, Math.round(options.seconds / options.rounds))} s (${options.seconds} s each in all); ratio = median of per-round ratios; p50 = median round, p99 = worst round; batches ${options.seconds} s each;`,
+    '  server CPU/req = CPU time of the serving process per answer (steadier than req/s when other work shares the machine); constant ÷ it = the req/s share that CPU cost allows',
+    ...table(
+      ['measurement', 'req/s', 'p50 ms', 'p99 ms', '÷ constant JSON', 'server CPU/req', 'constant ÷ it'],
+      [
+        [constant.label, int(constant.requestsPerSecond), ms(constant.p50), ms(constant.p99), '100 %', micros(constant.cpuMicrosPerRequest), '100 %'],
+        ...http.map((figure) => [figure.label, int(figure.requestsPerSecond), ms(figure.p50), ms(figure.p99), percent(share(figure)), micros(figure.cpuMicrosPerRequest), percent(constant.cpuMicrosPerRequest / figure.cpuMicrosPerRequest)]),
+        [results.batchSerial.label, int(results.batchSerial.requestsPerSecond), ms(results.batchSerial.p50), ms(results.batchSerial.p99), ''],
+        [results.batchConcurrent.label, `${int(results.batchConcurrent.requestsPerSecond * 500)} CUITs/s`, ms(results.batchConcurrent.p50), ms(results.batchConcurrent.p99), ''],
+        ['anchor: PK lookups through pg, named statement, pool 8, 64 in flight', int(results.pkLookups), '', '', percent(results.pkLookups / constant.requestsPerSecond)],
+      ],
+      'lrrrrrr',
+    ),
+    '',
+    ...table(
+      ['target', 'measured', 'verdict'],
+      [
+        [`import ≥ ${int(IMPORT_RATE)} rates/s end to end (all files)`, `${int(rows / seconds)}/s`, verdict(rows / seconds >= IMPORT_RATE)],
+        [`import peak RSS < ${IMPORT_RSS_MB} MB (every file)`, `${peakRss} MB`, verdict(peakRss < IMPORT_RSS_MB)],
+        [`single hits ≥ ${percent(SINGLE_SHARE)} of constant JSON, p99 < ${SINGLE_P99_MS} ms`, `${percent(share(results.hits))}, ${ms(results.hits.p99)} ms`, verdict(share(results.hits) >= SINGLE_SHARE && results.hits.p99 < SINGLE_P99_MS)],
+        [`single misses ≥ ${percent(SINGLE_SHARE)} of constant JSON, p99 < ${SINGLE_P99_MS} ms`, `${percent(share(results.misses))}, ${ms(results.misses.p99)} ms`, verdict(share(results.misses) >= SINGLE_SHARE && results.misses.p99 < SINGLE_P99_MS)],
+        [`304 revalidations ≥ ${percent(NOT_MODIFIED_SHARE)} of constant JSON`, percent(share(results.notModified)), verdict(share(results.notModified) >= NOT_MODIFIED_SHARE)],
+        [`batch-500 p50 < ${BATCH_P50_MS} ms at concurrency 1`, `${ms(results.batchSerial.p50)} ms`, verdict(results.batchSerial.p50 < BATCH_P50_MS)],
+      ],
+      'lrl',
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+const micros = (value: number) => `${Math.round(value)} µs`;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const percent = (value: number) => `${Math.round(value * 100)} %`;
+/** autocannon reports whole milliseconds; decimals only when it gave some. */
+const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+
+/** Plain-text columns padded to the widest cell; `align` has one letter per column, l or r. */
+function table(headers: string[], rows: string[][], align: string): string[] {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) => (align[column] === 'r' ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
+      .join('   ')
+      .trimEnd();
+  return [format(headers), widths.map((width) => '-'.repeat(width)).join('   '), ...rows.map(format)];
+}

@@ -1,0 +1,38 @@
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import yauzl from 'yauzl';
+import type { PadronTextEntry } from './padronTextEntry.ts';
+import { isTextEntryName } from './fileKind.ts';
+import { PadronArchiveError } from './padronArchiveError.ts';
+
+/**
+ * The text entries of a ZIP, one at a time, each inflated as it is read (yauzl reads the central
+ * directory, then one entry's bytes on demand): memory does not grow with the archive. The next
+ * entry is opened only once the previous stream has ended or been destroyed.
+ */
+export async function* zipTextEntries(path: string): AsyncGenerator<PadronTextEntry> {
+  const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false }).catch((error: unknown) => {
+    throw new PadronArchiveError(`'${path}' is not a readable ZIP archive: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  try {
+    const seen: string[] = [];
+    let texts = 0;
+    for await (const entry of zip.eachEntry()) {
+      seen.push(entry.fileName);
+      if (entry.fileName.endsWith('/') || !isTextEntryName(entry.fileName)) continue;
+      texts++;
+      const stream = await zip.openReadStreamPromise(entry);
+      yield { name: entry.fileName, stream };
+      await endOf(stream);
+    }
+    if (texts === 0) throw new PadronArchiveError(`'${path}' holds no .txt or .csv file (entries: ${seen.join(', ') || 'none'})`);
+  } finally {
+    zip.close();
+  }
+}
+
+/** Resolves when the consumer is done with a stream, whether it read it all or gave up. */
+async function endOf(stream: Readable): Promise<void> {
+  if (stream.destroyed || stream.readableEnded) return;
+  await finished(stream).catch(() => undefined);
+}

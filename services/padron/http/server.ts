@@ -1,0 +1,86 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Pool } from '#shared/db.ts';
+import type { Logger } from '#shared/log.ts';
+import { PadronRegistry } from '../lookup/registry.ts';
+import type { PadronSettings } from '../padron.settings.ts';
+import { createApp } from './app.ts';
+import { BATCH_PATH, handleBatchLookup } from './batchLookup.ts';
+import type { LookupContext } from './lookupContext.ts';
+import { PadronMetrics } from './metrics.ts';
+import { FixedWindowRateLimit } from './rateLimit.ts';
+import { handleSingleLookup, SINGLE_PREFIX } from './singleLookup.ts';
+
+export interface PadronServiceOptions {
+  pool: Pool;
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  settings: Pick<PadronSettings, 'FORJA_PADRON_RATE_LIMIT' | 'FORJA_PADRON_RATE_WINDOW_S' | 'FORJA_PADRON_TRUST_PROXY' | 'FORJA_PADRON_POLL_MS'>;
+  logger: Logger;
+}
+
+export interface PadronService {
+  url: string;
+  port: number;
+  registry: PadronRegistry;
+  metrics: PadronMetrics;
+  close(): Promise<void>;
+}
+
+/**
+ * The lookup service: one node:http server whose handler sends the two lookups straight to their
+ * plain handlers and everything else to express. Indexes today's loads before it listens, so its
+ * first answer is already complete.
+ */
+export async function startPadronService(options: PadronServiceOptions): Promise<PadronService> {
+  const { pool, settings, logger } = options;
+  const metrics = new PadronMetrics();
+  const registry = new PadronRegistry(pool, { pollMs: settings.FORJA_PADRON_POLL_MS, logger, onChange: (view) => metrics.viewChanged(view) });
+  await registry.start();
+  const context: LookupContext = {
+    pool,
+    registry,
+    metrics,
+    rateLimit: new FixedWindowRateLimit(settings.FORJA_PADRON_RATE_LIMIT, settings.FORJA_PADRON_RATE_WINDOW_S),
+    trustedHops: settings.FORJA_PADRON_TRUST_PROXY,
+    logger,
+  };
+  const app = createApp({ pool, registry, metrics, logger });
+  const server = createServer((req, res) => {
+    const url = req.url ?? '';
+    if (url.startsWith(SINGLE_PREFIX)) handleSingleLookup(req, res, context);
+    else if (url === BATCH_PATH || url.startsWith(`${BATCH_PATH}?`)) handleBatchLookup(req, res, context);
+    else app(req, res);
+  });
+  try {
+    await listen(server, options.host, options.port);
+  } catch (error) {
+    registry.stop();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    port,
+    registry,
+    metrics,
+    close: async () => {
+      registry.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

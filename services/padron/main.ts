@@ -1,0 +1,4 @@
+import { runProcesses } from '#shared/platform/process.ts';
+import { startPadronProcess } from './padronProcess.ts';
+
+await runProcesses('forja padron', [startPadronProcess]);

@@ -1,0 +1,43 @@
+import { deciderSpec } from '#test/support/deciderSpec.ts';
+import type { PadronLoaded, PadronLoadedData } from '#services/padron/padron.ts';
+import { PadronAlreadyLoadedError, padronDecider } from '#services/padron/padron.decider.ts';
+
+const load = (sha256: string, loadId = 1): PadronLoadedData => ({
+  loadId,
+  state: 'B',
+  regimes: ['P'],
+  fileName: 'PadronRGSPer112026.TXT',
+  entries: ['PadronRGSPer112026.TXT'],
+  sha256,
+  layout: 'rgs',
+  validFrom: '2026-11-01',
+  validTo: '2026-11-30',
+  publishedAt: '2026-11-22T10:00:00.000Z',
+  rowsLoaded: 10,
+  rowsRemoved: 1,
+  rowsRejected: 0,
+  rejects: [],
+  durationMs: 5,
+});
+const loaded = (data: PadronLoadedData): PadronLoaded => ({ type: 'PadronLoaded', data });
+
+describe('padrón decider', () => {
+  const spec = deciderSpec(padronDecider);
+  const first = load('a'.repeat(64));
+
+  it('records the first load of a file', () => {
+    spec.given([]).when({ type: 'RecordPadronLoad', load: first }).then([loaded(first)]);
+  });
+
+  it('records another file of the same jurisdiction', () => {
+    const second = load('b'.repeat(64), 2);
+    spec.given([loaded(first)]).when({ type: 'RecordPadronLoad', load: second }).then([loaded(second)]);
+  });
+
+  it('refuses a file already loaded, naming the earlier load', () => {
+    spec
+      .given([loaded(first)])
+      .when({ type: 'RecordPadronLoad', load: load('a'.repeat(64), 7) })
+      .thenThrows(PadronAlreadyLoadedError, /already loaded as load 1 \(PadronRGSPer112026\.TXT, published 2026-11-22T10:00:00\.000Z\); nothing changed/);
+  });
+});
