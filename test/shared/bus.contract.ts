@@ -203,7 +203,7 @@ export function busContract(name: string, makeBus: () => Promise<Bus>): void {
       logs.unsubscribe();
       control.unsubscribe();
       expect(got.filter((g) => g.endsWith(`=${id}`)).sort()).to.deep.equal(
-        [`control.end.${id}`, `control.instance.${id}`, `logs.instance.${id}`, `logs.instance.end${id}`].map((s) => `${s}=${id}`),
+        [`control.end.${id}`, `control.instance.${id}`, `logs.instance.${id}`, `logs.instance.end${id}`].map((s) => `${s}=${id}`).sort(),
       );
     });
 
