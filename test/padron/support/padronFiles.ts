@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cuitCheckDigit } from '#services/padron/parse/cuit.ts';
 import { argentineDate } from '#services/padron/time.ts';
+import { onTeardown } from '#test/support/teardown.ts';
 
 /** A valid CUIT (right check digit) from its first ten digits, skipping numbers AFIP never issues. */
 export function validCuit(firstTen: number): string {
@@ -54,9 +55,11 @@ export function agipLines(period: { from: string; to: string }, rows: AgipRow[])
   return rows.map((row) => `${ddmmyyyy(period.from)};${ddmmyyyy(period.from)};${ddmmyyyy(period.to)};${row.cuit};C;${row.removed ? 'B' : 'S'};N;${row.perception};${row.withholding};00;00;${row.name ?? 'ACME SA'}`);
 }
 
-/** A fresh folder for one suite's files. */
+/** A fresh folder for one suite's files, removed when the test run ends. */
 export function fileFolder(): string {
-  return mkdtempSync(join(tmpdir(), 'forja-padron-'));
+  const folder = mkdtempSync(join(tmpdir(), 'forja-padron-'));
+  onTeardown(async () => rmSync(folder, { recursive: true, force: true }));
+  return folder;
 }
 
 /** Writes lines with CRLF, Latin-1, as the agencies do. */
