@@ -35,6 +35,9 @@ interface EventRow {
   recorded_at: Date;
 }
 
+/** Appends within this window share one NOTIFY to other processes. */
+const NOTIFY_COALESCE_MS = 5;
+
 const COLUMNS = 'global_position, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at';
 
 /** Creates the `event_store` schema if needed; run once at start-up. */
@@ -56,18 +59,19 @@ export function createPgEventStore(options: PgEventStoreOptions): EventStore {
   let announcing = false;
 
   /**
-   * Wakes subscribers after an append: this process's at once, other processes' through one
-   * NOTIFY per burst of appends (sent after the appends committed, outside the append lock).
-   * A lost notice costs a subscriber at most one poll interval, never an event.
+   * Wakes subscribers after an append: this process's at once, other processes' through at most
+   * one NOTIFY every few milliseconds (sent after the appends committed, outside the append lock,
+   * so a burst of appends costs one notice instead of one each). A lost notice costs a
+   * subscriber at most one poll interval, never an event.
    */
   function announce(): void {
     notifier.wakeLocal();
     if (announcing) return;
     announcing = true;
-    setImmediate(() => {
+    setTimeout(() => {
       announcing = false;
       pool.query({ name: 'event_store.notify', text: "select pg_notify('event_store_append', '')" }).catch(() => undefined);
-    });
+    }, NOTIFY_COALESCE_MS);
   }
 
   async function readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
