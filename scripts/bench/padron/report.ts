@@ -2,6 +2,7 @@ import type { HttpFigure } from './httpLoad.ts';
 import type { ImportFigure } from './imports.ts';
 import type { PadronBenchOptions } from './options.ts';
 import { roundRatio, type RoundFigure } from './rounds.ts';
+import { int, percent, table, verdict } from '../table.ts';
 
 export interface PadronBenchResults {
   machine: string;
@@ -92,20 +93,5 @@ export function renderPadronReport(results: PadronBenchResults): string {
 }
 
 const micros = (value: number) => `${Math.round(value)} µs`;
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-const int = (value: number) => Math.round(value).toLocaleString('en-US');
-const percent = (value: number) => `${Math.round(value * 100)} %`;
 /** autocannon reports whole milliseconds; decimals only when it gave some. */
 const ms = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
-
-/** Plain-text columns padded to the widest cell; `align` has one letter per column, l or r. */
-function table(headers: string[], rows: string[][], align: string): string[] {
-  const all = [headers, ...rows];
-  const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) => (align[column] === 'r' ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
-      .join('   ')
-      .trimEnd();
-  return [format(headers), widths.map((width) => '-'.repeat(width)).join('   '), ...rows.map(format)];
-}
