@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+
+/** The part of the `odoo-bin` command line Forja's runtimes use. */
+export interface StandinOptions {
+  database: string;
+  install: string[];
+  update: string[];
+  stopAfterInit: boolean;
+  httpPort: number;
+  httpInterface: string;
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  dbPassword: string | undefined;
+  logfile: string | undefined;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const MODULE = /^[a-z][a-z0-9_]*$/;
+
+function modules(value: string | undefined, flag: string): string[] {
+  if (!value) return [];
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const bad = names.find((name) => !MODULE.test(name));
+  if (bad) throw new UsageError(`${flag}: "${bad}" is not a module name`);
+  return names;
+}
+
+function port(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > 65535) throw new UsageError(`${flag}: "${value}" is not a port`);
+  return number;
+}
+
+/** Parses `odoo-bin`-style arguments (`-d db -i a,b --stop-after-init --http-port 8069 …`). */
+export function parseStandinArgs(argv: string[]): StandinOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        database: { type: 'string', short: 'd' },
+        init: { type: 'string', short: 'i' },
+        update: { type: 'string', short: 'u' },
+        'stop-after-init': { type: 'boolean' },
+        'http-port': { type: 'string', short: 'p' },
+        'http-interface': { type: 'string' },
+        db_host: { type: 'string' },
+        db_port: { type: 'string' },
+        db_user: { type: 'string', short: 'r' },
+        db_password: { type: 'string', short: 'w' },
+        logfile: { type: 'string' },
+        'addons-path': { type: 'string' },
+        'without-demo': { type: 'string' },
+        'no-http': { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!values.database) throw new UsageError('-d/--database is required');
+  return {
+    database: values.database,
+    install: modules(values.init, '-i'),
+    update: modules(values.update, '-u'),
+    stopAfterInit: values['stop-after-init'] === true,
+    httpPort: port(values['http-port'], 8069, '--http-port'),
+    httpInterface: values['http-interface'] ?? '127.0.0.1',
+    dbHost: values.db_host ?? '127.0.0.1',
+    dbPort: port(values.db_port, 5432, '--db_port'),
+    dbUser: values.db_user ?? 'odoo',
+    dbPassword: values.db_password,
+    logfile: values.logfile,
+  };
+}
