@@ -5,7 +5,7 @@ import { migrateReadModel } from '#projections/migrations/index.ts';
 import { padronLoadsProjection } from '#projections/padronLoads/padronLoads.ts';
 import type { CheckpointsDb } from '#projections/runner/checkpoints.ts';
 import { rebuildProjection } from '#projections/runner/rebuild.ts';
-import { listRecordedLoads } from '#services/padron/loads/loadsQuery.ts';
+import { listRecordedLoads } from '#projections/padronLoads/padronLoadsQuery.ts';
 import { createPadronDatabase, type PadronDatabase } from './support/padronDatabase.ts';
 import { agipLines, fileFolder, monthPeriod, rgsLines, validCuit, writeLines } from './support/padronFiles.ts';
 

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
 import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
-import { listRecordedLoads, type RecordedLoad } from '../loads/loadsQuery.ts';
+import { listRecordedLoads, type RecordedLoad } from '#projections/padronLoads/padronLoadsQuery.ts';
 import { parseFlags, parseState } from './flags.ts';
 
 /** `npm run padron -- loads [--state X] [--json]`: the padron_loads read model, newest first. */

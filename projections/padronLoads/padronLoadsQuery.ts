@@ -1,4 +1,7 @@
-import type { Queryable } from '../storage/loads.ts';
+import type pg from 'pg';
+
+/** A pool or client: the CLI runs this on its own connection pool. */
+type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /** A row of `read_model.padron_loads`, which the projector keeps from PadronLoaded events. */
 export interface RecordedLoad {
