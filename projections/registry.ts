@@ -4,12 +4,15 @@ import { streamActivityProjection } from './streamActivity/streamActivity.ts';
 import { projectDetailProjection } from './projects/projectDetail.ts';
 import { projectListProjection } from './projects/projectList.ts';
 import { usersProjection } from './users/users.ts';
+import { instanceDetailProjection } from './instances/instanceDetail.ts';
+import { instanceJobStepsProjection } from './instances/instanceJobSteps.ts';
+import { instanceListProjection } from './instances/instanceList.ts';
 
 /** Every read model the projector keeps. */
-export const projections: readonly Projection[] = [streamActivityProjection, usersProjection, projectListProjection, projectDetailProjection, padronLoadsProjection];
+export const projections: readonly Projection[] = [streamActivityProjection, usersProjection, projectListProjection, projectDetailProjection, padronLoadsProjection, instanceListProjection, instanceDetailProjection, instanceJobStepsProjection];
 
-/**
- * Event type → work-queue subject. Empty until a context asks for background work (instances,
- * migrations, padrón imports); the work relay reads nothing while it is.
- */
-export const workRoutes: Readonly<Record<string, string>> = {};
+/** Event type → work-queue subject: the events that ask an executor for work. */
+export const workRoutes: Readonly<Record<string, string>> = {
+  InstanceRequested: 'work.instance',
+  InstanceActionRequested: 'work.instance',
+};

@@ -5,6 +5,7 @@ import * as streamActivity from './20261122_0002_stream_activity.ts';
 import * as users from './20261122_0003_users.ts';
 import * as projects from './20261122_0004_projects.ts';
 import * as padronLoads from './20261122_0005_padron_loads.ts';
+import * as instances from './20261122_0006_instances.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -13,6 +14,7 @@ export const readModelMigrations = {
   '20261122_0003_users': users,
   '20261122_0004_projects': projects,
   '20261122_0005_padron_loads': padronLoads,
+  '20261122_0006_instances': instances,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

@@ -1,0 +1,81 @@
+import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { InstanceEvent, InstanceStatus } from '#services/instances/domain/instance.ts';
+
+/** The InstanceOut columns both the list and the detail keep. */
+export interface InstanceOutColumns {
+  slug: string;
+  name: string;
+  project: string;
+  stage: string;
+  erp_version: string;
+  edition: string;
+  modules: string[];
+  git_repo: string | null;
+  branch: string;
+  status: InstanceStatus;
+  url: string | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const INSTANCE_EVENT_TYPES = [
+  'InstanceRequested',
+  'InstanceActionRequested',
+  'InstanceStepStarted',
+  'InstanceStepCompleted',
+  'InstanceStepFailed',
+  'InstanceJobSucceeded',
+  'InstanceProcessExited',
+  'InstancePurged',
+] as const;
+
+/** What an event changes in the InstanceOut columns: a whole row (requested), a patch, or deletion (purged). */
+export type InstanceChange = { insert: InstanceOutColumns } | { patch: Partial<InstanceOutColumns> } | { purge: true } | null;
+
+export function instanceChange(recorded: RecordedEvent): InstanceChange {
+  const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
+  const at = new Date(recorded.metadata.at);
+  switch (event.type) {
+    case 'InstanceRequested': {
+      const d = event.data;
+      return {
+        insert: {
+          slug: d.slug,
+          name: d.name,
+          project: d.project,
+          stage: d.stage,
+          erp_version: d.erpVersion,
+          edition: d.edition,
+          modules: d.modules,
+          git_repo: d.gitRepo,
+          branch: d.branch,
+          status: 'queued',
+          url: null,
+          last_error: null,
+          created_at: at,
+          updated_at: at,
+        },
+      };
+    }
+    case 'InstanceActionRequested':
+      return { patch: event.data.action === 'rebuild' ? { status: 'queued', updated_at: at } : { updated_at: at } };
+    case 'InstanceStepStarted':
+      return { patch: { updated_at: at } };
+    case 'InstanceStepCompleted':
+      return { patch: event.data.facts.url ? { url: event.data.facts.url, updated_at: at } : { updated_at: at } };
+    case 'InstanceStepFailed':
+      return { patch: { status: 'failed', last_error: `${event.data.step}: ${event.data.error}`, updated_at: at } };
+    case 'InstanceJobSucceeded':
+      return { patch: { status: event.data.status, last_error: null, updated_at: at, ...(event.data.status === 'running' ? {} : { url: null }) } };
+    case 'InstanceProcessExited':
+      return { patch: { status: 'failed', last_error: `the ERP process exited${event.data.exitCode === null ? '' : ` with code ${event.data.exitCode}`}`, updated_at: at } };
+    case 'InstancePurged':
+      return { purge: true };
+    default:
+      return null;
+  }
+}
+
+/** Status `provisioning` once a provisioning or rebuild job's first step starts: only the detail knows the job kind. */
+export const BUILDING_JOBS: readonly string[] = ['provision', 'rebuild'];

@@ -1,0 +1,101 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { InstanceEvent, InstanceSource } from '#services/instances/domain/instance.ts';
+import type { Projection } from '../runner/projection.ts';
+import { INSTANCE_EVENT_TYPES, instanceChange, type InstanceOutColumns } from './instanceChanges.ts';
+
+export interface InstanceDetailTable extends InstanceOutColumns {
+  source: InstanceSource;
+  created_by: string;
+  /** `process` or `docker`, once a build step said where the ERP runs. */
+  runtime: string | null;
+  /** True when the ERP is Forja's stand-in, not a real ERP. */
+  standin: boolean;
+  commit: string | null;
+  job_id: string;
+  job_kind: string;
+  job_active: boolean;
+  /** The last request or action on it: the idle sweep puts development instances to sleep from here. */
+  last_action_at: Date;
+}
+
+export interface InstanceDetailDb {
+  instance_detail: InstanceDetailTable;
+}
+
+export type InstanceDetailRow = Selectable<InstanceDetailTable>;
+
+/** One instance's page and its InstanceOut: settings, status, current job, where it runs. */
+export const instanceDetailProjection: Projection<InstanceDetailDb> = {
+  name: 'instance_detail',
+  eventTypes: INSTANCE_EVENT_TYPES,
+  tables: ['instance_detail'],
+  async apply(trx: Transaction<InstanceDetailDb>, events: RecordedEvent[]) {
+    for (const recorded of events) {
+      const change = instanceChange(recorded);
+      if (!change) continue;
+      const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
+      const slug = event.data.slug;
+      const at = new Date(recorded.metadata.at);
+      if ('purge' in change) {
+        await trx.deleteFrom('instance_detail').where('slug', '=', slug).execute();
+        continue;
+      }
+      if ('insert' in change && event.type === 'InstanceRequested') {
+        const row = {
+          ...change.insert,
+          modules: JSON.stringify(change.insert.modules) as unknown as string[],
+          source: JSON.stringify(event.data.source) as unknown as InstanceSource,
+          created_by: recorded.metadata.actor,
+          runtime: null,
+          standin: false,
+          commit: null,
+          job_id: event.data.jobId,
+          job_kind: 'provision',
+          job_active: true,
+          last_action_at: at,
+        };
+        await trx.insertInto('instance_detail').values(row).onConflict((oc) => oc.column('slug').doUpdateSet(row)).execute();
+        continue;
+      }
+      if (!('patch' in change)) continue;
+      const patch: Partial<InstanceDetailTable> = { ...change.patch };
+      if (event.type === 'InstanceActionRequested') {
+        Object.assign(patch, { job_id: event.data.jobId, job_kind: event.data.action, job_active: true });
+        if (event.data.reason !== 'idle') patch.last_action_at = at;
+      }
+      if (event.type === 'InstanceStepCompleted') {
+        const { facts } = event.data;
+        if (facts.runtime) patch.runtime = facts.runtime;
+        if (facts.standin !== undefined) patch.standin = facts.standin;
+        if (facts.commit) patch.commit = facts.commit;
+      }
+      if (event.type === 'InstanceStepFailed' || event.type === 'InstanceJobSucceeded') patch.job_active = false;
+      await trx.updateTable('instance_detail').set(patch).where('slug', '=', slug).execute();
+      if (event.type === 'InstanceStepStarted') {
+        await trx.updateTable('instance_detail').set({ status: 'provisioning' }).where('slug', '=', slug).where('status', '=', 'queued').execute();
+      }
+    }
+  },
+};
+
+export function getInstance(db: Kysely<InstanceDetailDb>, slug: string): Promise<InstanceDetailRow | undefined> {
+  return db.selectFrom('instance_detail').selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+/** Running development instances untouched since `before`: the idle sweep's candidates. */
+export function idleDevelopmentInstances(db: Kysely<InstanceDetailDb>, before: Date): Promise<Array<{ slug: string }>> {
+  return db
+    .selectFrom('instance_detail')
+    .select('slug')
+    .where('stage', '=', 'development')
+    .where('status', '=', 'running')
+    .where('job_active', '=', false)
+    .where('last_action_at', '<', before)
+    .execute();
+}
+
+/** Destroyed instances, for purging. */
+export function destroyedInstances(db: Kysely<InstanceDetailDb>): Promise<Array<{ slug: string }>> {
+  return db.selectFrom('instance_detail').select('slug').where('status', '=', 'destroyed').execute();
+}

@@ -1,0 +1,102 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import { jobSteps, type InstanceEvent } from '#services/instances/domain/instance.ts';
+import type { Projection } from '../runner/projection.ts';
+
+export interface InstanceJobStepsTable {
+  job_id: string;
+  position: number;
+  slug: string;
+  step: string;
+  /** pending, running, completed or failed. */
+  state: string;
+  attempts: number;
+  started_at: Date | null;
+  ended_at: Date | null;
+  duration_ms: number | null;
+  error: string | null;
+  log_tail: string[] | null;
+}
+
+export interface InstanceJobStepsDb {
+  instance_job_steps: InstanceJobStepsTable;
+  instance_detail: { slug: string; job_id: string };
+}
+
+export type InstanceJobStepRow = Selectable<InstanceJobStepsTable>;
+
+/** The steps of every job, pending ones included, with timings: the detail page shows the current job's. */
+export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
+  name: 'instance_job_steps',
+  eventTypes: ['InstanceRequested', 'InstanceActionRequested', 'InstanceStepStarted', 'InstanceStepCompleted', 'InstanceStepFailed', 'InstancePurged'],
+  tables: ['instance_job_steps'],
+  async apply(trx: Transaction<InstanceJobStepsDb>, events: RecordedEvent[]) {
+    for (const recorded of events) {
+      const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
+      const at = new Date(recorded.metadata.at);
+      switch (event.type) {
+        case 'InstanceRequested':
+        case 'InstanceActionRequested': {
+          const kind = event.type === 'InstanceRequested' ? 'provision' : event.data.action;
+          // A rebuild of a never-provisioned instance provisions it: the plan depends on whether a database step ever completed.
+          const provisioned = kind === 'rebuild' ? await wasProvisioned(trx, event.data.slug) : false;
+          const rows = jobSteps(kind, provisioned).map((step, position) => ({
+            job_id: event.data.jobId,
+            position,
+            slug: event.data.slug,
+            step,
+            state: 'pending',
+            attempts: 0,
+            started_at: null,
+            ended_at: null,
+            duration_ms: null,
+            error: null,
+            log_tail: null,
+          }));
+          await trx.insertInto('instance_job_steps').values(rows).onConflict((oc) => oc.columns(['job_id', 'position']).doNothing()).execute();
+          break;
+        }
+        case 'InstanceStepStarted':
+          await trx
+            .updateTable('instance_job_steps')
+            .set({ state: 'running', attempts: event.data.attempt, started_at: at, ended_at: null, error: null })
+            .where('job_id', '=', event.data.jobId)
+            .where('step', '=', event.data.step)
+            .execute();
+          break;
+        case 'InstanceStepCompleted':
+        case 'InstanceStepFailed': {
+          const failed = event.type === 'InstanceStepFailed';
+          await trx
+            .updateTable('instance_job_steps')
+            .set({
+              state: failed ? 'failed' : 'completed',
+              ended_at: at,
+              duration_ms: event.data.durationMs,
+              error: failed ? event.data.error : null,
+              log_tail: failed ? (JSON.stringify(event.data.logTail) as unknown as string[]) : null,
+            })
+            .where('job_id', '=', event.data.jobId)
+            .where('step', '=', event.data.step)
+            .execute();
+          break;
+        }
+        case 'InstancePurged':
+          await trx.deleteFrom('instance_job_steps').where('slug', '=', event.data.slug).execute();
+          break;
+        default:
+          break;
+      }
+    }
+  },
+};
+
+async function wasProvisioned(trx: Transaction<InstanceJobStepsDb>, slug: string): Promise<boolean> {
+  const row = await trx.selectFrom('instance_job_steps').select('job_id').where('slug', '=', slug).where('step', '=', 'database').where('state', '=', 'completed').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The steps of one job, in order. */
+export function jobStepsOf(db: Kysely<InstanceJobStepsDb>, jobId: string): Promise<InstanceJobStepRow[]> {
+  return db.selectFrom('instance_job_steps').selectAll().where('job_id', '=', jobId).orderBy('position').execute();
+}

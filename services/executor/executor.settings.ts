@@ -1,0 +1,82 @@
+import { settingsLoader, type SettingsSchema } from '#shared/config/config.ts';
+
+/** The executor's settings: where ERP instances run and how their jobs are paced. */
+export const executorSettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    FORJA_RUNTIME: {
+      type: 'string',
+      enum: ['auto', 'process', 'docker'],
+      default: 'auto',
+      description: 'where instances run: process (child processes on 127.0.0.1), docker (Docker Engine API at FORJA_DOCKER_SOCKET), auto = docker when its socket answers, else process',
+    },
+    FORJA_ERP_COMMAND: {
+      type: 'string',
+      minLength: 1,
+      description: 'process runtime: the odoo-bin-compatible command; {version} is replaced by the ERP version (/opt/odoo/{version}/odoo-bin); unset = the ERP stand-in shipped in the repo',
+    },
+    FORJA_ERP_DATABASE_URL: {
+      type: 'string',
+      pattern: '^postgres(ql)?://',
+      description: "PostgreSQL server for the instances' databases, as a user allowed to create databases; unset = a private cluster under FORJA_DATA_DIR/erp-postgres",
+    },
+    FORJA_DOCKER_SOCKET: { type: 'string', minLength: 1, default: '/var/run/docker.sock', description: 'docker runtime: unix socket of the Docker Engine API (podman system service works)' },
+    FORJA_DOCKER_IMAGE: {
+      type: 'string',
+      minLength: 1,
+      default: 'odoo:{version}',
+      description: 'docker runtime: ERP image, {version} replaced by the ERP version; must be present on the engine (Forja never pulls)',
+    },
+    FORJA_DOCKER_NETWORK_MODE: {
+      type: 'string',
+      enum: ['bridge', 'host'],
+      default: 'bridge',
+      description: 'docker runtime: bridge = a network per instance, port published on 127.0.0.1; host = the host network, the ERP binds 127.0.0.1',
+    },
+    FORJA_INSTANCE_DOMAIN: {
+      type: 'string',
+      pattern: '^[a-z0-9.-]+$',
+      description: 'docker runtime: routing labels give each instance the host <slug>.<domain> for a reverse proxy (Traefik labels)',
+    },
+    FORJA_SLEEP_AFTER: {
+      type: 'string',
+      pattern: '^[0-9]+(s|m|h|d)$',
+      default: '24h',
+      description: 'development instances with no action for this long are put to sleep (90s, 30m, 24h, 7d)',
+    },
+    FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'jobs one executor runs at once' },
+    FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
+    FORJA_JOB_ACK_WAIT_S: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3600,
+      default: 30,
+      description: 'a job whose executor stops reporting for this long is redelivered to another executor (it resumes at its first unfinished step)',
+    },
+  },
+  required: [],
+} as const satisfies SettingsSchema;
+
+export interface ExecutorSettings {
+  FORJA_RUNTIME: 'auto' | 'process' | 'docker';
+  FORJA_ERP_COMMAND?: string;
+  FORJA_ERP_DATABASE_URL?: string;
+  FORJA_DOCKER_SOCKET: string;
+  FORJA_DOCKER_IMAGE: string;
+  FORJA_DOCKER_NETWORK_MODE: 'bridge' | 'host';
+  FORJA_INSTANCE_DOMAIN?: string;
+  FORJA_SLEEP_AFTER: string;
+  FORJA_EXECUTOR_CONCURRENCY: number;
+  FORJA_HEALTH_TIMEOUT_S: number;
+  FORJA_JOB_ACK_WAIT_S: number;
+}
+
+/** Reads the executor settings from the environment; throws ConfigError naming a wrong one. */
+export const loadExecutorSettings: (env?: NodeJS.ProcessEnv) => ExecutorSettings = settingsLoader<ExecutorSettings>(executorSettingsSchema);
+
+/** `90s`, `30m`, `24h`, `7d` in milliseconds. */
+export function durationMs(text: string): number {
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[text.slice(-1)] ?? NaN;
+  return Number(text.slice(0, -1)) * unit;
+}

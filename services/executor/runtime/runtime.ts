@@ -1,0 +1,70 @@
+/**
+ * The Runtime port: where an instance's ERP server runs. The executor's steps call it; each call
+ * is idempotent, because a step interrupted by a crash runs again on redelivery.
+ */
+
+/** How the ERP reaches its database server. */
+export interface ErpDatabaseServer {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+/** What a runtime needs to run one instance's ERP. */
+export interface ErpRunSpec {
+  slug: string;
+  erpVersion: string;
+  edition: string;
+  /** The instance's database on `db`. */
+  database: string;
+  db: ErpDatabaseServer;
+  /** Checked-out code: extra addons for the ERP's addons path, or null when the instance has no repository. */
+  sourceDir: string | null;
+  /** The instance's own folder (filestore, runtime files); survives restarts, removed on destroy. */
+  dataDir: string;
+  /** The ERP's log file (`erp` source of the log viewer); the runtime makes the ERP write here. */
+  logFile: string;
+}
+
+/** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */
+export class ErpRunError extends Error {
+  override readonly name = 'ErpRunError';
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly logTail: string[],
+  ) {
+    super(message);
+  }
+}
+
+export interface Runtime {
+  readonly kind: 'process' | 'docker';
+  /** One line for the start-up banner and the instance page. */
+  describe(): string;
+  /** True when instances of this ERP version run on Forja's ERP stand-in rather than a real ERP. */
+  usesStandin(erpVersion: string): boolean;
+  /** Makes ready what `start` runs (checks the command, builds or finds the image). */
+  build(spec: ErpRunSpec): Promise<void>;
+  /** Runs the ERP once with `args` added (e.g. `-i sale --stop-after-init`); rejects with ErpRunError unless it exits 0. */
+  runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Starts the ERP server, or keeps the one already running for this instance (after an executor
+   * crash the server started by the lost attempt is adopted, not doubled). Resolves with its base
+   * URL on 127.0.0.1 once the process or container is up (not necessarily answering yet).
+   */
+  start(spec: ErpRunSpec): Promise<{ url: string }>;
+  /** Stops the server (SIGTERM, then SIGKILL after a grace period); a stopped one is fine. */
+  stop(slug: string): Promise<void>;
+  /** Removes everything this runtime made for the instance (processes, containers, networks, volumes). */
+  destroy(slug: string): Promise<void>;
+  /** Instances whose server is up, with their URL. */
+  running(): Promise<Map<string, string>>;
+  /**
+   * Calls `onExit` when a server started by `start` dies without `stop` or `destroy` asking for
+   * it, so the instance is marked failed.
+   */
+  onUnexpectedExit(listener: (slug: string, exitCode: number | null) => void): void;
+  close(): Promise<void>;
+}
