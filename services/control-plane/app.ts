@@ -5,6 +5,8 @@ import { errorHandler } from './http/errorHandler.ts';
 import { operational } from './http/operational.ts';
 import { identityApi } from './identity/identity.api.ts';
 import { identityInternal } from './identity/identity.internal.ts';
+import { instanceApi } from './instances/instance.api.ts';
+import { instanceInternal } from './instances/instance.internal.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
 
@@ -29,8 +31,10 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   operational(router, ctx);
   identityApi(router, ctx);
   projectApi(router, ctx);
+  instanceApi(router, ctx);
   identityInternal(router, ctx);
   projectInternal(router, ctx);
+  instanceInternal(router, ctx);
   app.use(router);
   app.use((_req, res) => void res.status(404).json({ detail: 'no such endpoint; see /docs' }));
   app.use(errorHandler(ctx.logger));

@@ -5,6 +5,7 @@ import type { Metrics } from '#shared/http/metrics.ts';
 import type { Logger } from '#shared/log.ts';
 import type { PlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import type { IdentityService } from './identity/identityService.ts';
+import type { InstanceService } from './instances/instanceService.ts';
 import type { ProjectService } from './projects/projectService.ts';
 
 /** What the control-plane's routes work with. */
@@ -20,6 +21,9 @@ export interface ControlPlaneContext {
   store: EventStore;
   identity: IdentityService;
   projects: ProjectService;
+  instances: InstanceService;
+  /** FORJA_DATA_DIR: purge removes what is left of an instance's files there. */
+  dataDir: string;
   secrets: PlatformSecrets;
   metrics: Metrics;
   logger: Logger;

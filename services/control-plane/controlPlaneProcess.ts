@@ -11,6 +11,7 @@ import { createControlPlaneApp } from './app.ts';
 import type { ControlPlaneContext } from './context.ts';
 import { appendDurationHistogram } from './http/operational.ts';
 import { identityService } from './identity/identityService.ts';
+import { instanceService } from './instances/instanceService.ts';
 import { projectService } from './projects/projectService.ts';
 
 /** How long a command waits for the read models to show it before answering 503. */
@@ -25,12 +26,15 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
   const appendSeconds = appendDurationHistogram({ metrics });
   const store = timedEventStore(infra.store, (seconds) => appendSeconds.observe(seconds));
   const readModel = infra.db.withSchema('read_model');
+  const projects = projectService(store);
   return {
     readModel,
     db: infra.db,
     store,
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
-    projects: projectService(store),
+    projects,
+    instances: instanceService(store, projects, readModel),
+    dataDir: config.FORJA_DATA_DIR,
     secrets,
     metrics,
     logger: logger.child({ process: 'control-plane' }),

@@ -22,7 +22,10 @@ export function errorHandler(logger: Logger) {
     } else if (error instanceof RequestValidationError) {
       res.status(422).json({ detail: error.issues });
     } else if (error instanceof DomainError) {
-      if (error.kind === 'invalid') res.status(422).json({ detail: [{ loc: ['body'], msg: error.message, type: 'value_error.domain' }] });
+      // A refusal about one field (InstanceInputError and the like) names it, so a form can show it there.
+      const field = (error as { field?: unknown }).field;
+      const loc = typeof field === 'string' ? ['body', field] : ['body'];
+      if (error.kind === 'invalid') res.status(422).json({ detail: [{ loc, msg: error.message, type: 'value_error.domain' }] });
       else res.status(DOMAIN_STATUS[error.kind]).json({ detail: error.message });
     } else if (error instanceof HttpError) {
       res.status(error.status).set(error.headers).json({ detail: error.detail });

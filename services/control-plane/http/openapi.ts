@@ -5,7 +5,7 @@ interface Operation {
   /** OpenAPI path syntax (`{slug}`). */
   path: string;
   summary: string;
-  tag: 'projects' | 'users' | 'operations' | 'internal';
+  tag: 'projects' | 'instances' | 'users' | 'operations' | 'internal';
   security: 'basic' | 'service' | 'none';
   body?: string;
   ok: { status: number; schema?: string; array?: boolean; text?: string };
@@ -21,15 +21,30 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/api/v1/projects', summary: 'Create a project from its name', tag: 'projects', security: 'basic', body: 'ProjectCreate', ok: { status: 201, schema: 'ProjectOut' }, errors: [409, 422] },
   { method: 'get', path: '/api/v1/projects/{slug}', summary: 'One project', tag: 'projects', security: 'basic', ok: { status: 200, schema: 'ProjectOut' }, errors: [404, 422] },
   { method: 'put', path: '/api/v1/projects/{slug}/repository', summary: 'Set the git repository instances inherit', tag: 'projects', security: 'basic', body: 'ProjectRepository', ok: { status: 200, schema: 'ProjectOut' }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/instances', summary: 'Instances, filtered by `stage` and `status_filter`', tag: 'instances', security: 'basic', ok: { status: 200, schema: 'InstanceOut', array: true }, errors: [422] },
+  { method: 'post', path: '/api/v1/instances', summary: 'Create an instance (and its project when absent) and queue its provisioning', tag: 'instances', security: 'basic', body: 'InstanceCreate', ok: { status: 201, schema: 'InstanceOut' }, errors: [403, 409, 422] },
+  { method: 'get', path: '/api/v1/instances/{slug}', summary: 'One instance with its current job', tag: 'instances', security: 'basic', ok: { status: 200, schema: 'InstanceOut' }, errors: [404, 422] },
+  { method: 'post', path: '/api/v1/instances/{slug}/action', summary: 'start, restart, stop, rebuild or destroy', tag: 'instances', security: 'basic', body: 'InstanceAction', ok: { status: 200, schema: 'InstanceOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
   { method: 'post', path: '/internal/users/oidc', summary: 'Find or register a user signed in through the identity provider', tag: 'internal', security: 'service', body: 'OidcUser', ok: { status: 200, schema: 'UserOut' }, errors: [403, 422] },
   { method: 'post', path: '/internal/projects', summary: 'Create a project for the acting user', tag: 'internal', security: 'service', body: 'ProjectCreate', ok: { status: 201 }, errors: [403, 409, 422] },
   { method: 'post', path: '/internal/projects/{slug}/repository', summary: 'Set a project repository for the acting user', tag: 'internal', security: 'service', body: 'ProjectRepository', ok: { status: 200 }, errors: [403, 404, 422] },
   { method: 'post', path: '/internal/projects/{slug}/delete', summary: 'Delete a project, confirmed by its name', tag: 'internal', security: 'service', body: 'ProjectDelete', ok: { status: 200 }, errors: [403, 404, 422] },
+  { method: 'post', path: '/internal/instances', summary: 'Create an instance for the acting user', tag: 'internal', security: 'service', body: 'InstanceCreate', ok: { status: 201, schema: 'InstanceOut' }, errors: [403, 409, 422] },
+  { method: 'post', path: '/internal/instances/purge', summary: 'Purge the records of destroyed instances', tag: 'internal', security: 'service', ok: { status: 200, schema: 'InstancePurged' }, errors: [403] },
+  { method: 'post', path: '/internal/instances/{slug}/action', summary: 'An instance action for the acting user', tag: 'internal', security: 'service', body: 'InstanceAction', ok: { status: 200, schema: 'InstanceOut' }, errors: [403, 404, 409, 422] },
 ];
 
+const QUERY: Record<string, unknown[]> = {
+  '/api/v1/projects': [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }],
+  '/api/v1/instances': [
+    { name: 'stage', in: 'query', required: false, schema: { type: 'string', enum: ['', 'development', 'staging', 'production'], default: '' } },
+    { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', 'queued', 'provisioning', 'running', 'stopped', 'failed', 'destroyed', 'sleeping'], default: '' } },
+  ],
+};
+
 const ERROR_TEXT: Record<number, string> = { 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['Credentials', 'Error', 'Health', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
+const SCHEMAS = ['Credentials', 'Error', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {
@@ -45,7 +60,7 @@ export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const slugParam = op.path.includes('{slug}') ? [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } }] : [];
-    const query = op.path === '/api/v1/projects' && op.method === 'get' ? [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }] : [];
+    const query = op.method === 'get' ? (QUERY[op.path] ?? []) : [];
     const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};
     const responses: Record<string, unknown> = { [op.ok.status]: { description: 'OK', ...okBody } };
     for (const status of [...(op.security === 'none' ? [] : [401]), ...(op.errors ?? [])]) {

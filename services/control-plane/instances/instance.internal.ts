@@ -1,0 +1,34 @@
+import { rm } from 'node:fs/promises';
+import type { Request, Response, Router } from 'express';
+import { instanceDir } from '#shared/platform/dataPaths.ts';
+import type { InstanceAction } from '#services/instances/domain/instance.ts';
+import { actingUser, type ControlPlaneContext } from '../context.ts';
+import { route } from '../http/route.ts';
+import { validateBody, validateSlug } from '../http/validate.ts';
+import { commandMetadata } from '../projects/project.api.ts';
+import { INSTANCE_READ_MODELS, instanceDetailOut, instanceOr404 } from './instanceOut.ts';
+import type { InstanceCreateInput } from './instanceService.ts';
+
+/** Instance commands for web, acting for the signed-in user; each answers once the read models show it. */
+export function instanceInternal(router: Router, ctx: ControlPlaneContext): void {
+  route(router, ctx, 'POST', '/internal/instances', validateBody('api/InstanceCreate.v1.json'), async (req: Request, res: Response) => {
+    const created = await ctx.instances.create(req.body as InstanceCreateInput, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(created.lastGlobalPosition, [...INSTANCE_READ_MODELS, 'project_list', 'project_detail']);
+    res.status(201).json(await instanceDetailOut(ctx.readModel, await instanceOr404(ctx.readModel, created.slug)));
+  });
+
+  route(router, ctx, 'POST', '/internal/instances/purge', async (req: Request, res: Response) => {
+    const result = await ctx.instances.purgeDestroyed(commandMetadata(req, actingUser(res.locals)));
+    // Destroy removed everything but the logs (kept to read why it ended); purge takes those too.
+    for (const slug of result.purged) await rm(instanceDir(ctx.dataDir, slug), { recursive: true, force: true });
+    await ctx.waitForProjections(result.lastGlobalPosition, INSTANCE_READ_MODELS);
+    res.json({ purged: result.purged });
+  });
+
+  route(router, ctx, 'POST', '/internal/instances/:slug/action', validateSlug, validateBody('api/InstanceAction.v1.json'), async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const result = await ctx.instances.action(slug, (req.body as { action: InstanceAction }).action, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(result.lastGlobalPosition, INSTANCE_READ_MODELS);
+    res.json(await instanceDetailOut(ctx.readModel, await instanceOr404(ctx.readModel, slug)));
+  });
+}

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { getInstance } from '#projections/instances/instanceDetail.ts';
+import { allInstances } from '#projections/instances/instanceList.ts';
+import { getProject } from '#projections/projects/projectDetail.ts';
+import { listProjects } from '#projections/projects/projectList.ts';
+import { DomainError } from '#shared/decider/decider.ts';
+import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
+import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
+import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
+import { gitUrlProblem, sameName, slugify } from '../projects/project.ts';
+import type { ProjectService } from '../projects/projectService.ts';
+import { instanceSlugCandidates } from './instanceSlug.ts';
+
+/** The create input after schema validation (schemas/api/InstanceCreate.v1.json). */
+export interface InstanceCreateInput {
+  name: string;
+  project: string;
+  stage?: InstanceSettings['stage'];
+  erp_version: InstanceSettings['erpVersion'];
+  edition?: InstanceSettings['edition'];
+  modules?: string[];
+  git_repo?: string | null;
+  branch?: string;
+  clone_from?: string;
+  upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
+}
+
+/** A refused field of the create input: becomes a 422 naming that field. */
+export class InstanceInputError extends DomainError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message, 'invalid');
+  }
+}
+
+/** Instance commands: creation (resolving or creating the project), actions, purge and push rebuilds. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared read-model handle, see ControlPlaneContext
+export function instanceService(store: EventStore, projects: ProjectService, readModel: Kysely<any>) {
+  const run = (slug: string, command: InstanceCommand, metadata: EventMetadata) => handleCommand(store, instanceDecider, instanceStream(slug), command, { metadata });
+
+  /** The project named (or slugged) `reference`, created when there is none. */
+  async function resolveProject(reference: string, metadata: EventMetadata): Promise<{ slug: string; gitRepo: string | null; position?: number }> {
+    const bySlug = await getProject(readModel, reference.trim());
+    if (bySlug) return { slug: bySlug.slug, gitRepo: bySlug.git_repo };
+    const { rows } = await listProjects(readModel, { q: reference.trim(), pageSize: 100 });
+    const byName = rows.find((row) => sameName(row.name, reference));
+    if (byName) return { slug: byName.slug, gitRepo: byName.git_repo };
+    if (!slugify(reference)) throw new InstanceInputError('project', 'the project name needs at least one letter or digit');
+    const created = await projects.create(reference, metadata);
+    return { slug: created.slug, gitRepo: null, ...(created.lastGlobalPosition ? { position: created.lastGlobalPosition } : {}) };
+  }
+
+  async function sourceOf(input: InstanceCreateInput): Promise<InstanceSource> {
+    if (input.clone_from && input.upload) throw new InstanceInputError('clone_from', 'choose either a clone source or an uploaded dump, not both');
+    if (input.upload) return { kind: 'upload', uploadId: input.upload.upload_id, dumpFormat: input.upload.dump_format, hasFilestore: input.upload.has_filestore };
+    if (!input.clone_from) return { kind: 'empty' };
+    const source = await getInstance(readModel, input.clone_from);
+    if (!source) throw new InstanceInputError('clone_from', `there is no instance ${input.clone_from} to clone`);
+    if (!['running', 'stopped', 'sleeping'].includes(source.status)) {
+      throw new InstanceInputError('clone_from', `${input.clone_from} is ${source.status}; only a provisioned instance (running, stopped or sleeping) can be cloned`);
+    }
+    return { kind: 'clone', from: source.slug };
+  }
+
+  return {
+    async create(input: InstanceCreateInput, metadata: EventMetadata) {
+      const gitRepoGiven = input.git_repo?.trim() || null;
+      if (gitRepoGiven) {
+        const problem = gitUrlProblem(gitRepoGiven);
+        if (problem) throw new InstanceInputError('git_repo', problem);
+      }
+      const source = await sourceOf(input);
+      const project = await resolveProject(input.project, metadata);
+      const stage = input.stage ?? 'development';
+      if (stage === 'production') {
+        const production = (await allInstances(readModel, { project: project.slug, stage: 'production' })).filter((row) => row.status !== 'destroyed');
+        if (production.length > 0) throw new DomainError(`project ${project.slug} already has a production instance (${production[0]!.slug}); destroy it first`, 'conflict');
+      }
+      const modules = [...new Set(input.modules ?? [])];
+      for (const slug of instanceSlugCandidates(project.slug, input.name)) {
+        const settings: InstanceSettings = {
+          slug,
+          name: input.name.trim().replace(/\s+/g, ' '),
+          project: project.slug,
+          stage,
+          erpVersion: input.erp_version,
+          edition: input.edition ?? 'community',
+          modules,
+          gitRepo: gitRepoGiven ?? project.gitRepo,
+          branch: input.branch ?? 'main',
+          source,
+        };
+        try {
+          const result = await run(slug, { type: 'RequestInstance', settings, jobId: randomUUID() }, metadata);
+          return { slug, lastGlobalPosition: result.lastGlobalPosition };
+        } catch (error) {
+          if (!(error instanceof InstanceSlugTakenError)) throw error;
+        }
+      }
+      throw new DomainError(`too many instances named like ${input.name}`);
+    },
+
+    action: (slug: string, action: InstanceAction, metadata: EventMetadata) => run(slug, { type: 'RequestAction', action, jobId: randomUUID(), reason: 'user' }, metadata),
+
+    /** Purges every destroyed instance's record; returns their slugs. */
+    async purgeDestroyed(metadata: EventMetadata) {
+      const destroyed = await allInstances(readModel, { status: 'destroyed' });
+      const purged: string[] = [];
+      let lastGlobalPosition: number | undefined;
+      for (const { slug } of destroyed) {
+        const result = await run(slug, { type: 'PurgeInstance' }, metadata);
+        lastGlobalPosition = result.lastGlobalPosition ?? lastGlobalPosition;
+        purged.push(slug);
+      }
+      return { purged, lastGlobalPosition };
+    },
+
+    /**
+     * Rebuilds the project's instances on `branch`. Destroyed ones are left alone; one busy with a
+     * job, or in a state that cannot rebuild, is reported as skipped with the reason.
+     */
+    async rebuildForPush(projectSlug: string, branch: string, metadata: EventMetadata) {
+      const rebuilt: string[] = [];
+      const skipped: Array<{ slug: string; reason: string }> = [];
+      let lastGlobalPosition: number | undefined;
+      for (const row of await allInstances(readModel, { project: projectSlug, branch })) {
+        if (row.status === 'destroyed') continue;
+        try {
+          const result = await run(row.slug, { type: 'RequestAction', action: 'rebuild', jobId: randomUUID(), reason: 'push' }, metadata);
+          lastGlobalPosition = result.lastGlobalPosition ?? lastGlobalPosition;
+          rebuilt.push(row.slug);
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          skipped.push({ slug: row.slug, reason: error.message });
+        }
+      }
+      return { rebuilt, skipped, lastGlobalPosition };
+    },
+  };
+}
+
+export type InstanceService = ReturnType<typeof instanceService>;

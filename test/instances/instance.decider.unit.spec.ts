@@ -1,0 +1,152 @@
+import { expect } from 'chai';
+import { DomainError, foldEvents } from '#shared/decider/decider.ts';
+import { instanceDecider, InstanceSlugTakenError, JobSupersededError } from '#services/instances/domain/instance.decider.ts';
+import { jobSteps, type InstanceEvent, type InstanceSettings, type LiveInstance } from '#services/instances/domain/instance.ts';
+import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
+import { deciderSpec } from '#test/support/deciderSpec.ts';
+
+const settings: InstanceSettings = {
+  slug: 'acme-dev',
+  name: 'dev',
+  project: 'acme',
+  stage: 'development',
+  erpVersion: '17.0',
+  edition: 'community',
+  modules: ['sale'],
+  gitRepo: null,
+  branch: 'main',
+  source: { kind: 'empty' },
+};
+const requested: InstanceEvent = { type: 'InstanceRequested', data: { ...settings, jobId: 'j1' } };
+const PROVISION = jobSteps('provision', false);
+
+/** The events of a job whose steps all completed. */
+function completedJob(jobId: string, steps: readonly string[], kind: Parameters<typeof jobSteps>[0], status: 'running' | 'stopped' | 'sleeping' | 'destroyed'): InstanceEvent[] {
+  return [
+    ...steps.flatMap((step): InstanceEvent[] => [
+      { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId, step, attempt: 1 } },
+      { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId, step, durationMs: 5, facts: step === 'start' ? { url: 'http://127.0.0.1:9000' } : {} } },
+    ]),
+    { type: 'InstanceJobSucceeded', data: { slug: 'acme-dev', jobId, kind, status } },
+  ];
+}
+const running = [requested, ...completedJob('j1', PROVISION, 'provision', 'running')];
+const action = (action: 'start' | 'stop' | 'restart' | 'rebuild' | 'destroy' | 'sleep', jobId = 'j2'): InstanceEvent => ({
+  type: 'InstanceActionRequested',
+  data: { slug: 'acme-dev', action, jobId, reason: 'user' },
+});
+const state = (events: InstanceEvent[]) => foldEvents(instanceDecider, events) as LiveInstance;
+
+describe('instance decider', () => {
+  const spec = deciderSpec(instanceDecider);
+
+  it('requests an instance on a free slug, queued with a provisioning job', () => {
+    spec.given([]).when({ type: 'RequestInstance', settings, jobId: 'j1' }).then([requested]);
+    expect(state([requested])).to.include({ status: 'queued', provisioned: false });
+  });
+
+  it('reports a taken slug so the service tries the next one', () => {
+    spec.given([requested]).when({ type: 'RequestInstance', settings, jobId: 'j9' }).thenThrows(InstanceSlugTakenError);
+  });
+
+  it('starts the first step, then only the next one, and counts attempts after a crash', () => {
+    spec.given([requested]).when({ type: 'StartStep', jobId: 'j1', step: 'resolve_source' }).then([{ type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', attempt: 1 } }]);
+    spec.given([requested]).when({ type: 'StartStep', jobId: 'j1', step: 'build' }).thenThrows(DomainError, /not the next step/);
+    const startedOnce: InstanceEvent = { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', attempt: 1 } };
+    spec.given([requested, startedOnce]).when({ type: 'StartStep', jobId: 'j1', step: 'resolve_source' }).then([{ type: 'InstanceStepStarted', data: { ...startedOnce.data, attempt: 2 } as never }]);
+    expect(state([requested, startedOnce]).status).to.equal('provisioning');
+  });
+
+  it('completes a step once: a second report of the same step decides nothing', () => {
+    const started: InstanceEvent = { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', attempt: 1 } };
+    const completed: InstanceEvent = { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', durationMs: 3, facts: { commit: 'abc' } } };
+    spec.given([requested, started]).when({ type: 'CompleteStep', jobId: 'j1', step: 'resolve_source', durationMs: 3, facts: { commit: 'abc' } }).then([completed]);
+    spec.given([requested, started, completed]).when({ type: 'CompleteStep', jobId: 'j1', step: 'resolve_source', durationMs: 3, facts: {} }).thenNothingHappens();
+    spec.given([requested]).when({ type: 'CompleteStep', jobId: 'j1', step: 'resolve_source', durationMs: 3, facts: {} }).thenThrows(DomainError, /never started/);
+  });
+
+  it('ends the job when the last step completes: running with its URL', () => {
+    const s = state(running);
+    expect(s).to.include({ status: 'running', provisioned: true });
+    expect(s.facts.url).to.equal('http://127.0.0.1:9000');
+    expect(s.job.ended).to.equal(true);
+  });
+
+  it('fails the instance with the step and its error', () => {
+    const events: InstanceEvent[] = [
+      requested,
+      { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', attempt: 1 } },
+      { type: 'InstanceStepFailed', data: { slug: 'acme-dev', jobId: 'j1', step: 'resolve_source', durationMs: 4, error: 'branch main not found', logTail: [] } },
+    ];
+    expect(state(events)).to.include({ status: 'failed', lastError: 'resolve_source: branch main not found' });
+    spec.given(events).when({ type: 'RequestAction', action: 'start', jobId: 'j2', reason: 'user' }).thenThrows(DomainError, /cannot start acme-dev while it is failed/);
+    spec.given(events).when({ type: 'RequestAction', action: 'restart', jobId: 'j2', reason: 'user' }).thenThrows(DomainError, /never provisioned; rebuild it instead/);
+    spec.given(events).when({ type: 'RequestAction', action: 'rebuild', jobId: 'j2', reason: 'user' }).then([action('rebuild')]);
+    expect(state([...events, action('rebuild')]).job.steps).to.deep.equal(PROVISION);
+  });
+
+  it('allows each action only from the states where it makes sense', () => {
+    const stopped = [...running, action('stop'), ...completedJob('j2', ['stop'], 'stop', 'stopped')];
+    spec.given(running).when({ type: 'RequestAction', action: 'start', jobId: 'j3', reason: 'user' }).thenThrows(DomainError, /cannot start acme-dev while it is running/);
+    spec.given(stopped).when({ type: 'RequestAction', action: 'stop', jobId: 'j3', reason: 'user' }).thenThrows(DomainError, /cannot stop acme-dev while it is stopped/);
+    spec.given(stopped).when({ type: 'RequestAction', action: 'start', jobId: 'j3', reason: 'user' }).then([action('start', 'j3')]);
+    expect(state([...running, action('restart')]).job.steps).to.deep.equal(['stop', 'start', 'health_check']);
+    expect(state([...running, action('rebuild')]).job.steps).to.deep.equal(jobSteps('rebuild', true));
+  });
+
+  it('refuses actions while a job runs, except destroy, which supersedes it', () => {
+    spec.given([requested]).when({ type: 'RequestAction', action: 'stop', jobId: 'j2', reason: 'user' }).thenThrows(DomainError, /busy with a provision job/);
+    spec.given([requested]).when({ type: 'RequestAction', action: 'destroy', jobId: 'j2', reason: 'user' }).then([action('destroy')]);
+    spec.given([requested, action('destroy')]).when({ type: 'StartStep', jobId: 'j1', step: 'resolve_source' }).thenThrows(JobSupersededError);
+  });
+
+  it('destroys, then purges only destroyed instances, and a purged instance is gone', () => {
+    const destroyed = [...running, action('destroy'), ...completedJob('j2', jobSteps('destroy', true), 'destroy', 'destroyed')];
+    expect(state(destroyed)).to.include({ status: 'destroyed', provisioned: false });
+    expect(state(destroyed).facts.url).to.equal(undefined);
+    spec.given(destroyed).when({ type: 'RequestAction', action: 'start', jobId: 'j3', reason: 'user' }).thenThrows(DomainError, /is destroyed/);
+    spec.given(running).when({ type: 'PurgeInstance' }).thenThrows(DomainError, /destroy it before purging/);
+    spec.given(destroyed).when({ type: 'PurgeInstance' }).then([{ type: 'InstancePurged', data: { slug: 'acme-dev' } }]);
+    expect(() => instanceDecider.decide({ type: 'PurgeInstance' }, state([...destroyed, { type: 'InstancePurged', data: { slug: 'acme-dev' } }])))
+      .to.throw(DomainError)
+      .with.property('kind', 'not_found');
+  });
+
+  it('puts only running development instances to sleep', () => {
+    spec.given(running).when({ type: 'RequestAction', action: 'sleep', jobId: 'j2', reason: 'idle' }).then([{ type: 'InstanceActionRequested', data: { slug: 'acme-dev', action: 'sleep', jobId: 'j2', reason: 'idle' } }]);
+    const production = running.map((event) => (event.type === 'InstanceRequested' ? { ...event, data: { ...event.data, stage: 'production' as const } } : event));
+    spec.given(production).when({ type: 'RequestAction', action: 'sleep', jobId: 'j2', reason: 'idle' }).thenThrows(DomainError, /only development/);
+    const sleeping = [...running, action('sleep'), ...completedJob('j2', ['stop'], 'sleep', 'sleeping')];
+    expect(state(sleeping).status).to.equal('sleeping');
+    spec.given(sleeping).when({ type: 'RequestAction', action: 'start', jobId: 'j3', reason: 'user' }).then([action('start', 'j3')]);
+  });
+
+  it('marks a running instance failed when its ERP exits, but not while a job handles it', () => {
+    spec.given(running).when({ type: 'ReportProcessExit', exitCode: 137, logTail: ['x'] }).then([{ type: 'InstanceProcessExited', data: { slug: 'acme-dev', exitCode: 137, logTail: ['x'] } }]);
+    expect(state([...running, { type: 'InstanceProcessExited', data: { slug: 'acme-dev', exitCode: 137, logTail: [] } }]).lastError).to.equal('the ERP process exited with code 137');
+    spec.given([...running, action('restart')]).when({ type: 'ReportProcessExit', exitCode: 0, logTail: [] }).thenNothingHappens();
+  });
+
+  it('says an unknown instance is not found', () => {
+    expect(() => instanceDecider.decide({ type: 'RequestAction', action: 'stop', jobId: 'j', reason: 'user' }, instanceDecider.initialState())).to.throw(DomainError).with.property('kind', 'not_found');
+  });
+});
+
+describe('instance event schemas', () => {
+  const samples: InstanceEvent[] = [
+    requested,
+    { type: 'InstanceRequested', data: { ...settings, source: { kind: 'upload', uploadId: '0b9e4c1e-2f7a-4c1d-9d2e-1f0a8b7c6d5e', dumpFormat: 'plain', hasFilestore: true }, jobId: 'j1' } },
+    { type: 'InstanceRequested', data: { ...settings, source: { kind: 'clone', from: 'acme-prod' }, jobId: 'j1' } },
+    ...running,
+    action('sleep'),
+    { type: 'InstanceStepFailed', data: { slug: 'acme-dev', jobId: 'j2', step: 'start', durationMs: 1, error: 'x', logTail: ['a'] } },
+    { type: 'InstanceProcessExited', data: { slug: 'acme-dev', exitCode: null, logTail: [] } },
+    { type: 'InstancePurged', data: { slug: 'acme-dev' } },
+  ];
+  for (const event of samples) {
+    it(`${event.type} matches schemas/events/${event.type}.v1.json`, () => {
+      const validate = schemaValidator(`events/${event.type}.v1.json`);
+      expect(validate(event.data), describeErrors(validate)).to.equal(true);
+    });
+  }
+});

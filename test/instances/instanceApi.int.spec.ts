@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
+
+interface Out {
+  slug: string;
+  modules: string[];
+  git_repo: string | null;
+  job: { kind: string; active: boolean; steps: Array<{ step: string }> };
+}
+const out = async (res: Response) => (await res.json()) as Out;
+const detailOf = async (res: Response) => ((await res.json()) as { detail: unknown }).detail;
+const list = async (res: Response) => (await res.json()) as Out[];
+
+/** The instance API without an executor: what the control-plane decides and shows. */
+describe('instance API (no executor)', function () {
+  this.timeout(60_000);
+  let platform: TestPlatform;
+  let api: string;
+
+  before(async () => {
+    platform = await startTestPlatform();
+    api = platform.urls.controlPlane!;
+    await platform.createUser('dev@example.com', 'developer');
+    await platform.createUser('viewer@example.com', 'viewer');
+  });
+  after(() => platform?.stop());
+
+  const call = (path: string, init: RequestInit & { as?: string; json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', basic(init.as ?? 'dev@example.com'));
+    if (init.json !== undefined) headers.set('content-type', 'application/json');
+    return fetch(`${api}${path}`, { ...init, headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+  };
+  const create = (json: Record<string, unknown>, as?: string) => call('/api/v1/instances', { method: 'POST', json, ...(as ? { as } : {}) });
+
+  it('creates an instance with defaults, creating its project, queued', async () => {
+    const res = await create({ name: 'Dev', project: 'Acme Corp', erp_version: '17.0' });
+    expect(res.status).to.equal(201);
+    expect(res.headers.get('location')).to.equal('/api/v1/instances/acme-corp-dev');
+    const body = await out(res);
+    expect(body).to.include({ slug: 'acme-corp-dev', name: 'Dev', project: 'acme-corp', stage: 'development', erp_version: '17.0', edition: 'community', branch: 'main', status: 'queued', url: null, last_error: null, git_repo: null });
+    expect(body.modules).to.deep.equal([]);
+    expect(body.job.kind).to.equal('provision');
+    expect(body.job.steps.map((step) => step.step)).to.deep.equal(['resolve_source', 'fetch_code', 'database', 'build', 'install_modules', 'start', 'health_check']);
+    const project = await (await call('/api/v1/projects/acme-corp')).json();
+    expect(project).to.include({ name: 'Acme Corp' });
+  });
+
+  it('inherits the project repository unless given, and keeps modules unique', async () => {
+    await call('/api/v1/projects/acme-corp/repository', { method: 'PUT', json: { git_repo: 'file:///srv/git/acme.git' } });
+    const inherited = await out(await create({ name: 'Feature', project: 'acme-corp', erp_version: '18.0', modules: ['sale', 'sale', 'stock'], branch: 'feature/x' }));
+    expect(inherited).to.include({ git_repo: 'file:///srv/git/acme.git', branch: 'feature/x' });
+    expect(inherited.modules).to.deep.equal(['sale', 'stock']);
+    const own = await out(await create({ name: 'Other', project: 'Acme Corp', erp_version: '18.0', git_repo: 'https://git.example/x.git' }));
+    expect(own.git_repo).to.equal('https://git.example/x.git');
+  });
+
+  it('derives a unique slug', async () => {
+    const again = await out(await create({ name: 'Dev', project: 'acme-corp', erp_version: '17.0' }));
+    expect(again.slug).to.equal('acme-corp-dev-2');
+  });
+
+  it('refuses invalid input with 422 naming the field', async () => {
+    for (const [json, field] of [
+      [{ name: 'x', project: 'p', erp_version: '15.0' }, 'erp_version'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', stage: 'qa' }, 'stage'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', edition: 'pro' }, 'edition'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', modules: ['Bad Module'] }, 'modules'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', branch: '-rf' }, 'branch'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', git_repo: 'https://h/x.git;rm -rf /' }, 'git_repo'],
+      [{ name: 'x', project: 'p', erp_version: '17.0', clone_from: 'nope' }, 'clone_from'],
+      [{ project: 'p', erp_version: '17.0' }, 'name'],
+    ] as const) {
+      const res = await create(json);
+      expect(res.status, JSON.stringify(json)).to.equal(422);
+      const detail = await detailOf(res);
+      expect(JSON.stringify(detail), JSON.stringify(json)).to.contain(field);
+    }
+    const upload = await create({ name: 'x', project: 'p', erp_version: '17.0', upload: { upload_id: '0b9e4c1e-2f7a-4c1d-9d2e-1f0a8b7c6d5e', dump_format: 'plain', has_filestore: false } });
+    expect(upload.status).to.equal(422);
+    expect((await call('/api/v1/projects/p')).status, 'nothing was created for refused input').to.equal(404);
+  });
+
+  it('allows one production instance per project (409)', async () => {
+    expect((await create({ name: 'Prod', project: 'Solo', erp_version: '17.0', stage: 'production' })).status).to.equal(201);
+    const second = await create({ name: 'Prod 2', project: 'Solo', erp_version: '17.0', stage: 'production' });
+    expect(second.status).to.equal(409);
+    expect(await detailOf(second)).to.match(/already has a production instance \(solo-prod\)/);
+  });
+
+  it('lists with stage and status filters; unknown filter values are 422', async () => {
+    const all = await list(await call('/api/v1/instances'));
+    expect(all.length).to.be.at.least(5);
+    const production = await list(await call('/api/v1/instances?stage=production'));
+    expect(production.map((row) => row.slug)).to.deep.equal(['solo-prod']);
+    expect(await list(await call('/api/v1/instances?status_filter=running'))).to.deep.equal([]);
+    expect((await call('/api/v1/instances?stage=qa')).status).to.equal(422);
+    expect((await call('/api/v1/instances?status_filter=bogus')).status).to.equal(422);
+  });
+
+  it('refuses actions that do not fit the state with 409, and unknown ones with 422', async () => {
+    const busy = await call('/api/v1/instances/acme-corp-dev/action', { method: 'POST', json: { action: 'stop' } });
+    expect(busy.status).to.equal(409);
+    expect(await detailOf(busy)).to.match(/busy with a provision job/);
+    expect((await call('/api/v1/instances/acme-corp-dev/action', { method: 'POST', json: { action: 'explode' } })).status).to.equal(422);
+    expect((await call('/api/v1/instances/nope/action', { method: 'POST', json: { action: 'stop' } })).status).to.equal(404);
+  });
+
+  it('lets a viewer read but not create or act (403)', async () => {
+    expect((await call('/api/v1/instances/acme-corp-dev', { as: 'viewer@example.com' })).status).to.equal(200);
+    expect((await create({ name: 'V', project: 'acme-corp', erp_version: '17.0' }, 'viewer@example.com')).status).to.equal(403);
+    expect((await call('/api/v1/instances/acme-corp-dev/action', { method: 'POST', json: { action: 'destroy' }, as: 'viewer@example.com' })).status).to.equal(403);
+  });
+
+  it('destroys a queued instance (superseding its job) and answers 404 for unknown slugs', async () => {
+    const res = await call('/api/v1/instances/acme-corp-dev-2/action', { method: 'POST', json: { action: 'destroy' } });
+    expect(res.status).to.equal(200);
+    expect((await out(res)).job).to.include({ kind: 'destroy', active: true });
+    expect((await call('/api/v1/instances/missing')).status).to.equal(404);
+    expect((await call('/api/v1/instances/Bad_Slug')).status).to.equal(422);
+  });
+});
