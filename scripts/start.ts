@@ -1,9 +1,10 @@
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
 import { startControlPlaneProcess } from '#services/control-plane/controlPlaneProcess.ts';
 import { startFirstAdminBootstrap } from '#services/control-plane/identity/firstAdmin.ts';
+import { startExecutorProcess } from '#services/executor/executorProcess.ts';
 import { startPadronProcess } from '#services/padron/padronProcess.ts';
 import { runProcesses } from '#shared/platform/process.ts';
 import { startWebProcess } from '#web/webProcess.ts';
 
 /** `npm start`: every Forja process in one Node process, on the private local services by default. */
-await runProcesses('forja', [startProjectorProcess, startControlPlaneProcess, startWebProcess, startFirstAdminBootstrap, startPadronProcess]);
+await runProcesses('forja', [startProjectorProcess, startControlPlaneProcess, startExecutorProcess, startWebProcess, startFirstAdminBootstrap, startPadronProcess]);

@@ -84,8 +84,13 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
         case 'InstancePurged':
           await trx.deleteFrom('instance_job_steps').where('slug', '=', event.data.slug).execute();
           break;
-        default:
+        case 'InstanceJobSucceeded':
+        case 'InstanceProcessExited':
           break;
+        default: {
+          const unknown: never = event;
+          return unknown;
+        }
       }
     }
   },

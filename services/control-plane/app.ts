@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { ControlPlaneContext } from './context.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import { operational } from './http/operational.ts';
+import { gitHookApi } from './hooks/gitHook.api.ts';
 import { identityApi } from './identity/identity.api.ts';
 import { identityInternal } from './identity/identity.internal.ts';
 import { instanceApi } from './instances/instance.api.ts';
@@ -26,6 +27,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
     }),
   );
   app.use(ctx.metrics.measureRequests);
+  gitHookApi(app, ctx); // before the JSON parser: the hook reads its own raw body, up to 5 MB
   app.use(express.json({ limit: BODY_LIMIT }));
   const router = express.Router();
   operational(router, ctx);

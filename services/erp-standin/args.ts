@@ -56,6 +56,7 @@ export function parseStandinArgs(argv: string[]): StandinOptions {
         db_password: { type: 'string', short: 'w' },
         logfile: { type: 'string' },
         'addons-path': { type: 'string' },
+        'data-dir': { type: 'string', short: 'D' },
         'without-demo': { type: 'string' },
         'no-http': { type: 'boolean' },
       },

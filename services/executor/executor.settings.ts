@@ -31,8 +31,9 @@ export const executorSettingsSchema = {
     FORJA_DOCKER_NETWORK_MODE: {
       type: 'string',
       enum: ['bridge', 'host'],
-      default: 'bridge',
-      description: 'docker runtime: bridge = a network per instance, port published on 127.0.0.1; host = the host network, the ERP binds 127.0.0.1',
+      default: 'host',
+      description:
+        'docker runtime: host = the host network, the ERP binds 127.0.0.1 (reaches a database on 127.0.0.1, like the private one); bridge = a network per instance, port published on 127.0.0.1 (the database must be reachable from containers)',
     },
     FORJA_INSTANCE_DOMAIN: {
       type: 'string',

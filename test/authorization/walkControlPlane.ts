@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { userIdFor } from '#services/control-plane/identity/user.ts';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { ROLES, type Role } from '#shared/auth/roles.ts';
+import { webhookToken } from '#shared/auth/webhookToken.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { basic } from '#test/support/platform.ts';
 import { USERS, type WebPlatform } from '#test/support/webPlatform.ts';
@@ -18,7 +19,6 @@ interface Caller {
 
 /** Who calls a route: for the JSON API, Basic credentials of each kind; for internal routes, tokens and actors. */
 function callersOf(rule: RouteRule, serviceToken: string): Caller[] {
-  if (rule.access === 'hook') throw new Error(`${ruleKey(rule)}: the walk does not know hook routes yet; teach it the right and a wrong project token`);
   if (rule.access !== 'service') {
     const challengedUnlessPublic: Verdict = rule.access === 'public' ? 'allowed' : 'challenged';
     return [
@@ -42,6 +42,7 @@ function callersOf(rule: RouteRule, serviceToken: string): Caller[] {
 
 /** Checks that the control-plane treats every kind of caller of `rule` as the table says. */
 export async function checkControlPlaneRoute(platform: WebPlatform, rule: RouteRule, fixture: WalkFixture): Promise<void> {
+  if (rule.access === 'hook') return checkHookRoute(platform, rule, fixture);
   const { serviceToken } = resolvePlatformSecrets(platform.config);
   const path = concretePath(rule, fixture);
   for (const caller of callersOf(rule, serviceToken)) {
@@ -67,5 +68,26 @@ export async function checkControlPlaneRoute(platform: WebPlatform, rule: RouteR
         expect(res.status, what).to.be.below(500);
         break;
     }
+  }
+}
+
+/** A push hook: the project's token in the path reaches the handler, a wrong one is 403 whatever credentials come with it. */
+async function checkHookRoute(platform: WebPlatform, rule: RouteRule, fixture: WalkFixture): Promise<void> {
+  const right = webhookToken(resolvePlatformSecrets(platform.config).webhookSecret, fixture.slug);
+  const callers: Array<{ label: string; token: string; headers: Record<string, string>; expected: number }> = [
+    { label: 'the right token', token: right, headers: {}, expected: 200 },
+    { label: 'a wrong token', token: `${right.slice(0, -1)}${right.endsWith('0') ? '1' : '0'}`, headers: {}, expected: 403 },
+    { label: 'a wrong token and an admin’s Basic credentials', token: '0'.repeat(64), headers: { authorization: basic(USERS.admin) }, expected: 403 },
+  ];
+  for (const caller of callers) {
+    const path = rule.path.replace(':project_slug', fixture.slug).replace(':token', caller.token);
+    const res = await fetch(`${platform.controlPlane}${path}`, {
+      method: rule.method,
+      headers: { ...caller.headers, 'content-type': 'application/json', 'x-github-event': 'push' },
+      body: JSON.stringify({ ref: 'refs/heads/walk-branch', after: 'a'.repeat(40) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    await res.arrayBuffer();
+    expect(res.status, `${ruleKey(rule)} with ${caller.label}`).to.equal(caller.expected);
   }
 }

@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import basicAuth from 'express-basic-auth';
+import { getProject } from '#projections/projects/projectDetail.ts';
 import { findUserByEmail, findUserById } from '#projections/users/users.ts';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
+import { webhookTokenMatches } from '#shared/auth/webhookToken.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { ControlPlaneContext } from '../context.ts';
 
@@ -13,13 +15,15 @@ const VERIFIED_TTL_MS = 60_000;
 /**
  * The handlers that enforce one rule of the authorization table before the route runs. The API
  * answers 401 with `WWW-Authenticate: Basic realm="forja"` for missing, wrong or deactivated
- * credentials and 403 for a role too weak; internal routes want the service token.
+ * credentials and 403 for a role too weak; internal routes want the service token; git push hooks
+ * the project's token in the path.
  */
 export function guardsFor(rule: RouteRule, ctx: ControlPlaneContext): RequestHandler[] {
   switch (rule.access) {
     case 'public':
-    case 'hook':
       return [];
+    case 'hook':
+      return [projectHookToken(ctx)];
     case 'service':
       return [serviceToken(ctx), actingFor(rule.actor, ctx)];
     case 'authenticated':
@@ -72,6 +76,22 @@ function serviceToken(ctx: ControlPlaneContext): RequestHandler {
     const presented = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
     const ok = timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
     next(ok ? undefined : new HttpError(401, 'internal endpoint: missing or wrong service token'));
+  };
+}
+
+/**
+ * A git push hook carries no credentials, only the project's token in its path
+ * (`:project_slug/:token`): an unknown project is 404 (so a host's delivery log tells a mistyped
+ * slug from a wrong token), a wrong token 403, compared in constant time.
+ */
+function projectHookToken(ctx: ControlPlaneContext): RequestHandler {
+  return (req, _res, next) => {
+    const slug = String(req.params['project_slug']);
+    getProject(ctx.readModel, slug).then((project) => {
+      if (!project) return next(new HttpError(404, `no project ${slug}`));
+      if (!webhookTokenMatches(ctx.secrets.webhookSecret, slug, String(req.params['token']))) return next(new HttpError(403, `wrong hook token for project ${slug}`));
+      next();
+    }, next);
   };
 }
 

@@ -25,6 +25,7 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/api/v1/instances', summary: 'Create an instance (and its project when absent) and queue its provisioning', tag: 'instances', security: 'basic', body: 'InstanceCreate', ok: { status: 201, schema: 'InstanceOut' }, errors: [403, 409, 422] },
   { method: 'get', path: '/api/v1/instances/{slug}', summary: 'One instance with its current job', tag: 'instances', security: 'basic', ok: { status: 200, schema: 'InstanceOut' }, errors: [404, 422] },
   { method: 'post', path: '/api/v1/instances/{slug}/action', summary: 'start, restart, stop, rebuild or destroy', tag: 'instances', security: 'basic', body: 'InstanceAction', ok: { status: 200, schema: 'InstanceOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/webhooks/git/{project_slug}/{token}', summary: 'Git push hook (token from the project): rebuild the instances on the pushed branch', tag: 'projects', security: 'none', ok: { status: 200, schema: 'GitHookResult' }, errors: [400, 403, 404, 413] },
   { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
   { method: 'post', path: '/internal/users/oidc', summary: 'Find or register a user signed in through the identity provider', tag: 'internal', security: 'service', body: 'OidcUser', ok: { status: 200, schema: 'UserOut' }, errors: [403, 422] },
   { method: 'post', path: '/internal/projects', summary: 'Create a project for the acting user', tag: 'internal', security: 'service', body: 'ProjectCreate', ok: { status: 201 }, errors: [403, 409, 422] },
@@ -43,8 +44,8 @@ const QUERY: Record<string, unknown[]> = {
   ],
 };
 
-const ERROR_TEXT: Record<number, string> = { 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['Credentials', 'Error', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
+const ERROR_TEXT: Record<number, string> = { 400: 'Unreadable push payload', 413: 'Payload too large', 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
+const SCHEMAS = ['Credentials', 'Error', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {

@@ -51,6 +51,7 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('POST', '/internal/projects', 'service', 'developer'),
   controlPlane('POST', '/internal/projects/:slug/repository', 'service', 'developer'),
   controlPlane('POST', '/internal/projects/:slug/delete', 'service', 'admin'),
+  controlPlane('POST', '/webhooks/git/:project_slug/:token', 'hook'),
   controlPlane('POST', '/internal/instances', 'service', 'developer'),
   controlPlane('POST', '/internal/instances/purge', 'service', 'admin'),
   controlPlane('POST', '/internal/instances/:slug/action', 'service', 'developer'),

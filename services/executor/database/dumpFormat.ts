@@ -1,0 +1,41 @@
+import { open } from 'node:fs/promises';
+
+/** The two dump formats a restore accepts: pg_dump's custom archive (`-Fc`) and plain SQL text. */
+export type DumpFormat = 'custom' | 'plain';
+
+const SNIFF_BYTES = 1024;
+
+/**
+ * Tells a dump's format from its first kilobyte: `PGDMP` opens a custom archive; printable text
+ * is plain SQL. Anything else is refused with what was expected, naming the usual mistakes
+ * (compressed, zipped or tar-format dumps).
+ */
+export async function detectDumpFormat(file: string): Promise<DumpFormat> {
+  const head = await firstBytes(file);
+  if (head.length === 0) throw new Error(`${file} is empty: expected a pg_dump custom-format archive or a plain SQL dump`);
+  if (head.subarray(0, 5).toString('latin1') === 'PGDMP') return 'custom';
+  const expected = 'expected a pg_dump custom-format archive (pg_dump -Fc, starts with PGDMP) or a plain SQL dump (text)';
+  if (head[0] === 0x1f && head[1] === 0x8b) throw new Error(`${file} is gzip-compressed: decompress it first (${expected})`);
+  if (head.subarray(0, 4).toString('latin1') === 'PK\x03\x04') {
+    throw new Error(`${file} is a ZIP archive: an ERP backup .zip holds dump.sql (upload that) and filestore/ (${expected})`);
+  }
+  if (head.subarray(257, 262).toString('latin1') === 'ustar') throw new Error(`${file} is a tar archive (pg_dump -Ft is not accepted): ${expected}`);
+  if (isText(head)) return 'plain';
+  throw new Error(`${file} is not a dump: ${expected}`);
+}
+
+async function firstBytes(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** No control characters but tab, line feed, form feed and carriage return; bytes above 127 are any encoding's letters. */
+function isText(bytes: Buffer): boolean {
+  return bytes.every((byte) => byte >= 0x20 ? byte !== 0x7f : byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d);
+}

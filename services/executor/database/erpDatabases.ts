@@ -1,0 +1,106 @@
+import type { Writable } from 'node:stream';
+import pg from 'pg';
+import { stat } from 'node:fs/promises';
+import { databaseAdmin } from './databaseAdmin.ts';
+import { checkedDatabaseName } from './databaseName.ts';
+import type { DumpFormat } from './dumpFormat.ts';
+import { logLine } from './logLine.ts';
+import { type Neutralized, neutralizeDatabase } from './neutralize.ts';
+import { parsePgUrl, urlForDatabase } from './pgServer.ts';
+import { pgTools } from './pgTools.ts';
+
+export interface ErpDatabasesOptions {
+  /** The instances' PostgreSQL server, as a user allowed to create databases (FORJA_ERP_DATABASE_URL); its database is only used for administration. */
+  adminUrl: string;
+  /** The instance's `db` log: each action and the pg tools' messages, one timestamped line each. */
+  log: Writable;
+}
+
+/**
+ * The executor's operations on ERP databases. Every one is safe to re-run from scratch, because a
+ * step interrupted by a crash runs again on redelivery; each that fills a database first recreates
+ * it empty. Failures are logged and rejected with the tool's last messages.
+ */
+export interface ErpDatabases {
+  exists(name: string): Promise<boolean>;
+  /** Ends the database's connections and drops it; a missing one is fine. */
+  drop(name: string): Promise<void>;
+  /** Drops (as `drop`) and creates the database empty, owned by the admin URL's user. */
+  recreate(name: string): Promise<void>;
+  /**
+   * Recreates `to` as a copy of `from`, streamed through `pg_dump -Fc | pg_restore --no-owner
+   * --no-acl`: `from` may be in use meanwhile (a template copy would need it idle). Rejects before
+   * touching `to` when `from` does not exist.
+   */
+  clone(from: string, to: string): Promise<void>;
+  /** Recreates `to` from a dump: pg_restore for `custom`, psql (ON_ERROR_STOP, restricted mode) for `plain`. */
+  restore(dumpFile: string, format: DumpFormat, to: string): Promise<void>;
+  /** Turns off what would let a copy that is not production act on the outside world; says what it did. */
+  neutralize(name: string): Promise<Neutralized[]>;
+}
+
+export function erpDatabases({ adminUrl, log }: ErpDatabasesOptions): ErpDatabases {
+  const server = parsePgUrl(adminUrl);
+  const admin = databaseAdmin(adminUrl, log);
+  const tools = pgTools(server, log);
+  const checked = (name: string) => checkedDatabaseName(name, server.maintenanceDatabase);
+
+  /** Writes a failure to the log before passing it on: the log is what the operator reads. */
+  async function logged<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      logLine(log, `FAILED: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
+  }
+
+  return {
+    exists: (name) => admin.exists(checked(name)),
+    drop: (name) => logged(() => admin.drop(checked(name))),
+    recreate: (name) => logged(() => admin.recreate(checked(name))),
+
+    clone: (from, to) =>
+      logged(async () => {
+        if (checked(from) === checked(to)) throw new Error(`cannot copy database ${from} onto itself`);
+        if (!(await admin.exists(from))) throw new Error(`cannot copy database ${from} to ${to}: database ${from} does not exist`);
+        await admin.recreate(to);
+        await tools.copy(from, to);
+      }),
+
+    restore: (dumpFile, format, to) =>
+      logged(async () => {
+        checked(to);
+        const file = await stat(dumpFile).catch(() => null);
+        if (!file?.isFile()) throw new Error(`cannot restore ${dumpFile} into ${to}: no such file`);
+        await admin.recreate(to);
+        switch (format) {
+          case 'custom':
+            return tools.restoreCustom(dumpFile, to);
+          case 'plain':
+            return tools.restorePlain(dumpFile, to);
+          default: {
+            const unknown: never = format;
+            throw new Error(`unknown dump format ${String(unknown)}`);
+          }
+        }
+      }),
+
+    neutralize: (name) =>
+      logged(async () => {
+        const client = new pg.Client({ connectionString: urlForDatabase(adminUrl, checked(name)), application_name: 'forja-executor' });
+        await client.connect();
+        try {
+          logLine(log, `neutralizing database ${name}`);
+          const skipped: string[] = [];
+          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`));
+          if (skipped.length > 0) logLine(log, `neutralize ${name}: not applicable here: ${skipped.join('; ')}`);
+          for (const { what, rows } of done) logLine(log, `neutralize ${name}: ${what} (${rows} row(s) changed)`);
+          logLine(log, `neutralized database ${name}: ${done.length} step(s) applied`);
+          return done;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      }),
+  };
+}

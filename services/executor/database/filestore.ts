@@ -1,0 +1,109 @@
+import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Writable } from 'node:stream';
+import { logLine } from './logLine.ts';
+import { runTool } from './toolProcess.ts';
+
+/** Where the ERP keeps a database's attachments: `<data_dir>/filestore/<database>`. */
+export function filestoreDir(dataDir: string, database: string): string {
+  return join(dataDir, 'filestore', database);
+}
+
+/** The ERP spreads attachments over folders named by the first two hex digits of their hash. */
+const HASH_FOLDER = /^[0-9a-f]{2}$/;
+
+/**
+ * Makes `toDir` a copy of `fromDir`, replacing what was there. The copy is built beside `toDir`
+ * and renamed into place, so an interrupted copy never passes for a complete one, and a re-run
+ * starts over. A missing `fromDir` (an ERP that never stored an attachment) gives an empty `toDir`.
+ */
+export async function copyFilestore(fromDir: string, toDir: string, log: Writable): Promise<{ files: number; sourceExisted: boolean }> {
+  const from = resolve(fromDir);
+  const to = resolve(toDir);
+  if (from === to || to.startsWith(from + sep) || from.startsWith(to + sep)) throw new Error(`cannot copy filestore ${from} to ${to}: one holds the other`);
+  const staging = await freshStaging(to);
+  const sourceExisted = (await lstat(from).catch(() => null)) !== null;
+  try {
+    if (sourceExisted) {
+      logLine(log, `copying filestore ${from} to ${to}`);
+      await cp(from, staging, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
+    } else {
+      logLine(log, `filestore ${from} does not exist: ${to} starts empty`);
+    }
+    return { files: await replaceWith(staging, staging, to, log), sourceExisted };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Extracts a filestore archive (.zip, .tar, .tar.gz: whatever bsdtar reads) into `toDir`,
+ * replacing it. A top folder `filestore/` or one named after the database is stripped, so an ERP
+ * backup .zip (dump.sql, manifest.json, filestore/) gives its filestore. bsdtar refuses
+ * absolute paths, `..` and writing through symbolic links unless told otherwise (-P); owners and
+ * special permission bits in the archive are ignored; links and device files in the result are
+ * refused, because the ERP would serve whatever a link points to as an attachment.
+ */
+export async function extractFilestore(archiveFile: string, toDir: string, log: Writable): Promise<{ files: number }> {
+  const to = resolve(toDir);
+  const staging = await freshStaging(to);
+  try {
+    logLine(log, `extracting filestore archive ${archiveFile} into ${to}`);
+    await runTool('bsdtar', ['-x', '-f', archiveFile, '-C', staging, '--no-same-owner', '--no-same-permissions'], { log, what: `extracting filestore archive ${archiveFile}` });
+    const root = await filestoreRoot(staging);
+    if (root !== staging) logLine(log, `filestore archive: using its folder ${relative(staging, root)}/`);
+    return { files: await replaceWith(root, staging, to, log) };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function freshStaging(to: string): Promise<string> {
+  const staging = `${to}.partial`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(dirname(to), { recursive: true });
+  await mkdir(staging);
+  return staging;
+}
+
+/** Checks and counts `root`, then swaps it in for `to` and removes what is left of `staging`. */
+async function replaceWith(root: string, staging: string, to: string, log: Writable): Promise<number> {
+  const files = await countRegularFiles(root, root);
+  await rm(to, { recursive: true, force: true });
+  await rename(root, to);
+  await rm(staging, { recursive: true, force: true });
+  logLine(log, `filestore ${to} ready: ${files} file(s)`);
+  return files;
+}
+
+/**
+ * Walks down to the folder holding the hash folders, at most three levels: into a `filestore`
+ * folder whatever lies beside it (an ERP backup's dump.sql, a data dir's sessions/), and into a
+ * folder that is alone and not a hash folder (the database's). `filestore/<database>/ab/…` gives
+ * `filestore/<database>`.
+ */
+async function filestoreRoot(staging: string): Promise<string> {
+  let dir = staging;
+  for (let depth = 0; depth < 3; depth++) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const only = entries.length === 1 ? folders[0] : undefined;
+    const next = folders.includes('filestore') ? 'filestore' : only !== undefined && !HASH_FOLDER.test(only) && only !== 'checklist' ? only : undefined;
+    if (next === undefined) break;
+    dir = join(dir, next);
+  }
+  return dir;
+}
+
+async function countRegularFiles(dir: string, root: string): Promise<number> {
+  let files = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files += await countRegularFiles(path, root);
+    else if (entry.isFile()) files++;
+    else throw new Error(`filestore refused: ${relative(root, path)} is ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a filestore holds only files and folders`);
+  }
+  return files;
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { logLine } from './logLine.ts';
+import { DumpRefusedError, plainDumpFilter } from './plainDumpFilter.ts';
+import { type PgServer, pgToolEnv } from './pgServer.ts';
+import { type ToolExit, type ToolError, startTool, succeeded, toolError } from './toolProcess.ts';
+
+/** pg_dump, pg_restore and psql against one server; each fills a database that already exists, empty. */
+export interface PgTools {
+  /** `pg_dump -Fc from | pg_restore -d to`, streamed: a snapshot of `from`, which may be in use meanwhile. */
+  copy(from: string, to: string): Promise<void>;
+  restoreCustom(dumpFile: string, to: string): Promise<void>;
+  restorePlain(dumpFile: string, to: string): Promise<void>;
+}
+
+/** Both tools are told to skip the source's owners and grants: its roles need not exist here. */
+const RESTORE_ARGS = ['--no-owner', '--no-acl'];
+
+export function pgTools(server: PgServer, log: Writable): PgTools {
+  const env = pgToolEnv(server);
+
+  return {
+    async copy(from, to) {
+      const what = `copying database ${from} to ${to}`;
+      logLine(log, `${what}: pg_dump -Fc | pg_restore ${RESTORE_ARGS.join(' ')}`);
+      // Uncompressed: the archive only crosses a local pipe, compressing it would cost CPU for nothing.
+      const dump = startTool('pg_dump', ['--format=custom', '--compress=0', '--dbname', from], { env, log, stdout: 'pipe' });
+      const errors = restoreErrorCounter();
+      const restore = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to], { env, log, stdin: 'pipe', onStderrLine: errors.see });
+      // A tool that dies breaks the pipe; its own exit says why, so the pipe's error is kept only as a last resort.
+      const piped = await pipeline(dump.child.stdout!, restore.child.stdin!).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      const [dumped, restored] = await Promise.all([dump.exit, restore.exit]);
+      const failures = [succeeded(dumped) ? null : toolError(what, dumped), restoreFailure(what, restored, errors, log)].filter((e): e is ToolError => e !== null);
+      if (failures.length > 0) throw failures.length === 1 ? failures[0] : new Error(failures.map((e) => e.message).join('; '));
+      if (piped !== null) throw piped;
+      logLine(log, `copied database ${from} to ${to}`);
+    },
+
+    async restoreCustom(dumpFile, to) {
+      const what = `restoring ${dumpFile} into ${to}`;
+      logLine(log, `${what}: pg_restore ${RESTORE_ARGS.join(' ')}`);
+      const errors = restoreErrorCounter();
+      const { exit } = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env, log, onStderrLine: errors.see });
+      const failure = restoreFailure(what, await exit, errors, log);
+      if (failure) throw failure;
+      logLine(log, `restored ${dumpFile} into ${to}`);
+    },
+
+    async restorePlain(dumpFile, to) {
+      const what = `restoring ${dumpFile} into ${to}`;
+      logLine(log, `${what}: psql -v ON_ERROR_STOP=1, in restricted mode, without owners and grants`);
+      // -X: no ~/.psqlrc of the executor's user. Restricted mode starts before the dump's first
+      // line, under a key the dump cannot know; the script comes on stdin, through the filter.
+      const restrict = `\\restrict ${randomBytes(24).toString('hex')}`;
+      const args = ['-X', '--quiet', '--set', 'ON_ERROR_STOP=1', '--dbname', to, '--command', restrict, '--file', '-'];
+      const psql = startTool('psql', args, { env, log, stdin: 'pipe' });
+      const piped = await pipeline(createReadStream(dumpFile), plainDumpFilter(), psql.child.stdin!).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      const result = await psql.exit;
+      if (piped instanceof DumpRefusedError) {
+        logLine(log, piped.message);
+        throw piped;
+      }
+      if (!succeeded(result)) throw toolError(what, result);
+      if (piped !== null) throw piped;
+      logLine(log, `restored ${dumpFile} into ${to}`);
+    },
+  };
+}
+
+/**
+ * Errors pg_restore reports but that leave a complete database: archives of pg_dump 10 and older
+ * recreate the `public` schema a new database already has, and set the comment of the built-in
+ * plpgsql extension, which only its owner (a superuser) may do.
+ */
+const HARMLESS_RESTORE_ERRORS = [/schema "public" already exists/, /must be owner of extension plpgsql/];
+
+function restoreErrorCounter() {
+  const counts = { harmless: 0, ignoredReported: -1 };
+  return {
+    counts,
+    see(line: string) {
+      if (/could not execute query: ERROR:/.test(line) && HARMLESS_RESTORE_ERRORS.some((pattern) => pattern.test(line))) counts.harmless++;
+      const ignored = /errors ignored on restore: (\d+)/.exec(line);
+      if (ignored) counts.ignoredReported = Number(ignored[1]);
+    },
+  };
+}
+
+/** pg_restore exits 1 when any statement failed; that is a failure unless every failed statement was harmless. */
+function restoreFailure(what: string, result: ToolExit, errors: ReturnType<typeof restoreErrorCounter>, log: Writable): ToolError | null {
+  if (succeeded(result)) return null;
+  const { harmless, ignoredReported } = errors.counts;
+  if (result.code === 1 && result.spawnError === undefined && ignoredReported > 0 && ignoredReported === harmless) {
+    logLine(log, `${what}: the ${harmless} error(s) pg_restore reported are harmless (see above); the database is complete`);
+    return null;
+  }
+  return toolError(what, result);
+}

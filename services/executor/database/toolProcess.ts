@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
+import { logLine } from './logLine.ts';
+
+/** How many of a tool's last stderr lines an error carries. */
+const TAIL_LINES = 12;
+
+/** A command-line tool (pg_dump, pg_restore, psql, bsdtar) that failed; the message holds its last stderr lines. */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(
+    message: string,
+    readonly tool: string,
+    readonly exitCode: number | null,
+    readonly stderrTail: string[],
+  ) {
+    super(message);
+  }
+}
+
+export interface ToolExit {
+  tool: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string[];
+  /** Set when the tool could not be started at all (not installed, not executable). */
+  spawnError?: Error;
+}
+
+export interface ToolOptions {
+  env?: NodeJS.ProcessEnv;
+  log: Writable;
+  /** `pipe` to feed the tool's stdin, `ignore` otherwise. */
+  stdin?: 'pipe' | 'ignore';
+  /** `pipe` to read the tool's stdout (a dump), `ignore` otherwise. */
+  stdout?: 'pipe' | 'ignore';
+  /** Sees every stderr line, for callers that judge more than the last few. */
+  onStderrLine?: (line: string) => void;
+}
+
+/**
+ * Starts a tool without a shell (arguments are never parsed by one), copying each stderr line to
+ * the log. `exit` never rejects: it settles once the process and its stderr are done.
+ */
+export function startTool(command: string, args: string[], options: ToolOptions): { child: ChildProcess; exit: Promise<ToolExit> } {
+  const child = spawn(command, args, { env: options.env ?? process.env, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'] });
+  const tail: string[] = [];
+  let spawnError: Error | undefined;
+  child.on('error', (error) => {
+    spawnError = error;
+  });
+  const lines = createInterface({ input: child.stderr!, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    // pg tools name themselves at the start of their messages; bsdtar does too.
+    logLine(options.log, line.startsWith(`${command}:`) ? line : `${command}: ${line}`);
+    options.onStderrLine?.(line);
+    tail.push(line);
+    if (tail.length > TAIL_LINES) tail.shift();
+  });
+  const exit = Promise.all([once(lines, 'close'), closed(child)]).then(([, [code, signal]]) => ({
+    tool: command,
+    code,
+    signal,
+    stderrTail: tail,
+    ...(spawnError ? { spawnError } : {}),
+  }));
+  return { child, exit };
+}
+
+function closed(child: ChildProcess): Promise<[number | null, NodeJS.Signals | null]> {
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve([code, signal]));
+    // 'close' does not follow a failed spawn on every Node version.
+    child.on('error', () => setImmediate(() => resolve([child.exitCode, child.signalCode])));
+  });
+}
+
+/** Runs a tool to its end; rejects with a ToolError unless it exits 0. */
+export async function runTool(command: string, args: string[], options: ToolOptions & { what: string }): Promise<void> {
+  const { exit } = startTool(command, args, options);
+  const result = await exit;
+  if (!succeeded(result)) throw toolError(options.what, result);
+}
+
+export function succeeded(result: ToolExit): boolean {
+  return result.code === 0 && result.spawnError === undefined;
+}
+
+/** `<what>: <tool> exited with 1: <last stderr lines>`, or why it could not start. */
+export function toolError(what: string, result: ToolExit): ToolError {
+  const how = result.spawnError
+    ? `${result.tool} could not be started (${result.spawnError.message}; is it installed?)`
+    : `${result.tool} ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.code}`}`;
+  const tail = result.stderrTail.length > 0 ? `: ${result.stderrTail.join(' | ')}` : result.spawnError ? '' : ' and wrote no message';
+  return new ToolError(`${what}: ${how}${tail}`, result.tool, result.code, result.stderrTail);
+}

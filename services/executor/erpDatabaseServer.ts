@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { startPostgresCluster } from '#shared/local/postgresCluster.ts';
+import type { ErpDatabaseServer } from './runtime/runtime.ts';
+
+export interface ErpDatabaseServerHandle {
+  /** An admin connection URL (may create and drop databases). */
+  adminUrl: string;
+  server: ErpDatabaseServer;
+  describe: string;
+  close(): Promise<void>;
+}
+
+/** host, port, user and password of a postgres:// URL, as the ERP's --db_* options take them. */
+export function serverOf(url: string): ErpDatabaseServer {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname || '127.0.0.1',
+    port: Number(parsed.port || 5432),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+/**
+ * The PostgreSQL server instance databases live on: FORJA_ERP_DATABASE_URL, or a private cluster
+ * under FORJA_DATA_DIR/erp-postgres, so customer databases never share a server with the event
+ * store (architecture §4).
+ */
+export async function openErpDatabaseServer(url: string | undefined, dataDir: string): Promise<ErpDatabaseServerHandle> {
+  if (url) return { adminUrl: url, server: serverOf(url), describe: `instance databases on ${serverOf(url).host}:${serverOf(url).port}`, close: async () => {} };
+  const dir = join(dataDir, 'erp-postgres');
+  const cluster = await startPostgresCluster(dir, 'postgres');
+  return {
+    adminUrl: cluster.url,
+    server: serverOf(cluster.url),
+    describe: `instance databases on a private PostgreSQL at 127.0.0.1:${cluster.port} (${dir})`,
+    close: async () => {
+      if (cluster.startedHere) await cluster.stop();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { migrateReadModel } from '#projections/migrations/index.ts';
+import { orExit } from '#shared/config/config.ts';
+import type { StartProcess } from '#shared/platform/process.ts';
+import { erpDatabases } from './database/erpDatabases.ts';
+import { copyFilestore, extractFilestore } from './database/filestore.ts';
+import { openErpDatabaseServer } from './erpDatabaseServer.ts';
+import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
+import { reportUnexpectedExits } from './exitReporter.ts';
+import { startIdleSweep } from './idleSweep.ts';
+import { runJob, type JobEnvironment } from './jobs/jobRunner.ts';
+import { oncePerJob } from './jobs/oncePerJob.ts';
+import { openRuntime } from './runtime/openRuntime.ts';
+import { checkoutCommit, resolveBranchHead } from './source/gitSource.ts';
+
+/** Durable consumer shared by every executor: each job goes to one of them. */
+const DURABLE = 'executor-instances';
+
+/**
+ * The executor: pulls instance jobs from `work.instance`, runs their steps on the runtime, puts
+ * idle development instances to sleep and reports ERP servers that die.
+ */
+export function executorStarter(overrides: Partial<ExecutorSettings> = {}): StartProcess {
+  return async (infra, config, parentLogger) => {
+    const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
+    const logger = parentLogger.child({ process: 'executor' });
+    await migrateReadModel(infra.db);
+    const readModel = infra.db.withSchema('read_model');
+    const erpServer = await openErpDatabaseServer(settings.FORJA_ERP_DATABASE_URL, config.FORJA_DATA_DIR);
+    const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
+    const ackWaitMs = settings.FORJA_JOB_ACK_WAIT_S * 1000;
+    const env: JobEnvironment = {
+      store: infra.store,
+      logger,
+      runtime,
+      databases: (log) => erpDatabases({ adminUrl: erpServer.adminUrl, log }),
+      source: (log) => ({
+        resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log }),
+        checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log }),
+      }),
+      filestore: { copy: copyFilestore, extract: extractFilestore },
+      erpDatabaseServer: erpServer.server,
+      dataDir: config.FORJA_DATA_DIR,
+      healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
+      heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
+    };
+    const exits = reportUnexpectedExits({ store: infra.store, runtime, dataDir: config.FORJA_DATA_DIR, logger });
+    await exits.reconcile(readModel).catch((error: unknown) => logger.warn({ err: error }, 'cannot reconcile running instances'));
+    const sweep = startIdleSweep({ store: infra.store, readModel, sleepAfterMs: durationMs(settings.FORJA_SLEEP_AFTER), logger });
+    const abort = new AbortController();
+    const runOnce = oncePerJob();
+    const consuming = infra.bus.consume(
+      { durable: DURABLE, filter: 'work.instance', ackWaitMs, maxInFlight: settings.FORJA_EXECUTOR_CONCURRENCY, signal: abort.signal },
+      (message) => runOnce(message, () => runJob(message, env, abort.signal)),
+    );
+    consuming.catch((error: unknown) => logger.error({ err: error }, 'the job consumer stopped'));
+    return {
+      name: 'executor',
+      describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} jobs at once`, erpServer.describe],
+      async stop() {
+        sweep.stop();
+        abort.abort();
+        await consuming.catch(() => undefined);
+        await runtime.close();
+        await erpServer.close();
+      },
+    };
+  };
+}
+
+export const startExecutorProcess: StartProcess = executorStarter();

@@ -1,0 +1,36 @@
+import type { Writable } from 'node:stream';
+import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
+import type { ErpDatabases } from '../database/erpDatabases.ts';
+import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
+import type { JobLog } from './jobLog.ts';
+
+/** Git operations for the source steps (services/executor/source). */
+export interface SourceControl {
+  resolveBranchHead(repo: string, branch: string): Promise<string>;
+  checkout(repo: string, branch: string, commit: string, dir: string): Promise<string>;
+}
+
+export interface FilestoreOps {
+  copy(fromDir: string, toDir: string, log: Writable): Promise<unknown>;
+  extract(archive: string, toDir: string, log: Writable): Promise<unknown>;
+}
+
+/** Everything a step may use, for one instance and one job. */
+export interface StepEnvironment {
+  instance: LiveInstance;
+  jobId: string;
+  runtime: Runtime;
+  databases: (log: Writable) => ErpDatabases;
+  source: (log: Writable) => SourceControl;
+  filestore: FilestoreOps;
+  erpDatabaseServer: ErpDatabaseServer;
+  dataDir: string;
+  healthTimeoutMs: number;
+  /** The instance's ERP run spec (database name, folders, log file). */
+  spec: ErpRunSpec;
+  erpLog: JobLog;
+  dbLog: JobLog;
+  signal: AbortSignal;
+}
+
+export type Step = (env: StepEnvironment) => Promise<StepFacts>;

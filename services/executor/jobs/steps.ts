@@ -1,0 +1,137 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
+import { databaseName } from '../database/databaseName.ts';
+import { filestoreDir } from '../database/filestore.ts';
+import { waitForHealth } from './healthCheck.ts';
+import type { Step, StepEnvironment } from './stepEnvironment.ts';
+
+/** A writable appending to the instance's log of that source, for tools' raw output. */
+function toolLog(env: StepEnvironment, source: 'erp' | 'db') {
+  return createWriteStream(instanceLogFile(env.dataDir, env.instance.slug, source), { flags: 'a' });
+}
+
+async function withToolLog<T>(env: StepEnvironment, source: 'erp' | 'db', use: (log: Writable) => Promise<T>): Promise<T> {
+  await mkdir(join(instanceDir(env.dataDir, env.instance.slug), 'logs'), { recursive: true });
+  const log = toolLog(env, source);
+  try {
+    return await use(log);
+  } finally {
+    await new Promise((resolve) => log.end(resolve));
+  }
+}
+
+const filestoreOf = (dataDir: string, slug: string) => filestoreDir(instanceDir(dataDir, slug), databaseName(slug));
+
+const resolveSource: Step = async (env) => {
+  const { gitRepo, branch } = env.instance;
+  if (!gitRepo) {
+    await env.erpLog('no repository: the standard ERP only');
+    return {};
+  }
+  const commit = await withToolLog(env, 'erp', (log) => env.source(log).resolveBranchHead(gitRepo, branch));
+  await env.erpLog(`${branch} of ${gitRepo} is at ${commit}`);
+  return { commit };
+};
+
+const fetchCode: Step = async (env) => {
+  const { gitRepo, branch, facts } = env.instance;
+  if (!gitRepo || !env.spec.sourceDir) return {};
+  if (!facts.commit) throw new Error('no commit was resolved for this job');
+  const sourceDir = env.spec.sourceDir;
+  await withToolLog(env, 'erp', (log) => env.source(log).checkout(gitRepo, branch, facts.commit!, sourceDir));
+  await env.erpLog(`checked out ${facts.commit} with its submodules`);
+  return {};
+};
+
+const database: Step = async (env) => {
+  const { slug, source, stage } = env.instance;
+  const target = env.spec.database;
+  const filestore = filestoreOf(env.dataDir, slug);
+  await withToolLog(env, 'db', async (log) => {
+    const databases = env.databases(log);
+    if (source.kind === 'empty') {
+      await databases.recreate(target);
+      return;
+    }
+    if (source.kind === 'clone') {
+      await databases.clone(databaseName(source.from), target);
+      await env.filestore.copy(filestoreOf(env.dataDir, source.from), filestore, log);
+    } else {
+      const dir = uploadDir(env.dataDir, source.uploadId);
+      await databases.restore(join(dir, 'dump'), source.dumpFormat, target);
+      if (source.hasFilestore) await env.filestore.extract(join(dir, 'filestore'), filestore, log);
+    }
+    if (stage !== 'production') {
+      const done = await databases.neutralize(target);
+      await env.dbLog(`neutralized (not production): ${done.length ? done.map((item) => item.what).join('; ') : 'nothing to neutralize'}`);
+    }
+  });
+  return {};
+};
+
+const build: Step = async (env) => {
+  await env.runtime.build(env.spec);
+  return { runtime: env.runtime.kind, standin: env.runtime.usesStandin(env.instance.erpVersion) };
+};
+
+const installModules: Step = async (env) => {
+  const modules = ['base', ...env.instance.modules.filter((name) => name !== 'base')];
+  await env.runtime.runOnce(env.spec, ['-i', modules.join(','), '--stop-after-init'], env.signal);
+  return {};
+};
+
+const updateModules: Step = async (env) => {
+  if (env.instance.modules.length === 0) return {};
+  await env.runtime.runOnce(env.spec, ['-u', env.instance.modules.join(','), '--stop-after-init'], env.signal);
+  return {};
+};
+
+const stop: Step = async (env) => {
+  await env.runtime.stop(env.instance.slug);
+  return {};
+};
+
+const start: Step = async (env) => ({ url: (await env.runtime.start(env.spec)).url });
+
+const healthCheck: Step = async (env) => {
+  const url = env.instance.facts.url;
+  if (!url) throw new Error('the ERP was started but its URL is unknown');
+  await waitForHealth(url, env.healthTimeoutMs, env.signal);
+  return {};
+};
+
+const dropDatabase: Step = async (env) => {
+  await withToolLog(env, 'db', (log) => env.databases(log).drop(env.spec.database));
+  return {};
+};
+
+/** Everything of the instance but its logs (kept until purge, to read why it went the way it did). */
+const removeFiles: Step = async (env) => {
+  const { slug, source } = env.instance;
+  await env.runtime.destroy(slug);
+  const dir = instanceDir(env.dataDir, slug);
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const entry of entries) if (entry !== 'logs') await rm(join(dir, entry), { recursive: true, force: true });
+  if (source.kind === 'upload') await rm(uploadDir(env.dataDir, source.uploadId), { recursive: true, force: true });
+  return {};
+};
+
+export const STEPS: Readonly<Record<string, Step>> = {
+  resolve_source: resolveSource,
+  fetch_code: fetchCode,
+  database,
+  build,
+  install_modules: installModules,
+  update_modules: updateModules,
+  stop,
+  start,
+  health_check: healthCheck,
+  drop_database: dropDatabase,
+  remove_files: removeFiles,
+};
+
+/** Steps whose failures are explained by the database log; the others by the ERP log. */
+export const DATABASE_STEPS: readonly string[] = ['database', 'drop_database'];

@@ -1,0 +1,188 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type Docker from 'dockerode';
+import { freePort } from '#shared/local/freePort.ts';
+import type { ExecutorSettings } from '../../executor.settings.ts';
+import type { ErpRunSpec, Runtime } from '../runtime.ts';
+import { engineStatus, openEngine, tolerating } from './engine.ts';
+import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, type NetworkMode } from './erpContainer.ts';
+import { imageRefFor, inspectErpImage, STANDIN_IMAGE, type ErpImage } from './erpImage.ts';
+import { ExitWatcher, type ExitListener } from './exitWatcher.ts';
+import { ensureInstanceNetwork, removeInstanceResources } from './instanceNetwork.ts';
+import { runOneShot } from './oneShotRun.ts';
+
+/**
+ * The docker runtime: each instance's ERP runs in a container `forja-<slug>-erp` on a Docker
+ * Engine API (dockerd, or podman's API service), labelled `forja.instance=<slug>`.
+ *
+ * The container's command is the image's ERP command (label `forja.erp-command`, default `odoo`,
+ * as the official image's entrypoint expects) followed by the `odoo-bin` arguments, so the
+ * image's ENTRYPOINT still runs: an image built FROM odoo needs no label, another sets one.
+ * Containers outlive the executor: `start` adopts a running one, and deaths are seen on the
+ * engine's event stream (ExitWatcher), whoever started the container.
+ */
+export interface DockerRuntimeOptions {
+  /** FORJA_DOCKER_SOCKET */
+  socketPath: string;
+  /** FORJA_DOCKER_IMAGE, `{version}` replaced by the ERP version. */
+  image: string;
+  /** FORJA_DOCKER_NETWORK_MODE */
+  networkMode: NetworkMode;
+  /** FORJA_INSTANCE_DOMAIN: routing labels for `<slug>.<domain>`. */
+  instanceDomain?: string | undefined;
+  /** How long `stop` waits after SIGTERM before the engine sends SIGKILL. */
+  stopGraceSeconds?: number;
+}
+
+export function dockerRuntimeOptions(settings: ExecutorSettings): DockerRuntimeOptions {
+  return {
+    socketPath: settings.FORJA_DOCKER_SOCKET,
+    image: settings.FORJA_DOCKER_IMAGE,
+    networkMode: settings.FORJA_DOCKER_NETWORK_MODE,
+    instanceDomain: settings.FORJA_INSTANCE_DOMAIN,
+  };
+}
+
+const urlOf = (port: string | number) => `http://127.0.0.1:${port}`;
+
+export class DockerRuntime implements Runtime {
+  readonly kind = 'docker';
+  private readonly docker: Docker;
+  private readonly exits: ExitWatcher;
+  private readonly stopGraceSeconds: number;
+  /** What `build`, `start` and `runOnce` learnt of each version's image, for the synchronous `usesStandin`. */
+  private readonly standinByVersion = new Map<string, boolean>();
+  /** Start, stop and destroy of one instance run one at a time. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: DockerRuntimeOptions) {
+    this.docker = openEngine(options.socketPath);
+    this.exits = new ExitWatcher(this.docker);
+    this.stopGraceSeconds = options.stopGraceSeconds ?? 10;
+  }
+
+  describe(): string {
+    const domain = this.options.instanceDomain ? `, hosts <slug>.${this.options.instanceDomain}` : '';
+    return `containers on the Docker engine at ${this.options.socketPath}: image ${this.options.image}, ${this.options.networkMode} network${domain}`;
+  }
+
+  /** Known once the version's image was inspected; before that, judged by its name. */
+  usesStandin(erpVersion: string): boolean {
+    const known = this.standinByVersion.get(erpVersion);
+    if (known !== undefined) return known;
+    try {
+      return imageRefFor(this.options.image, erpVersion).startsWith(STANDIN_IMAGE);
+    } catch {
+      return false;
+    }
+  }
+
+  async build(spec: ErpRunSpec): Promise<void> {
+    await this.image(spec.erpVersion);
+  }
+
+  async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+    assertDatabaseReachable(spec, this.options.networkMode);
+    const image = await this.image(spec.erpVersion);
+    if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
+    prepareHostFolders(spec);
+    await runOneShot(this.docker, spec, image, this.options.networkMode, args, signal);
+  }
+
+  start(spec: ErpRunSpec): Promise<{ url: string }> {
+    return this.serialized(spec.slug, async () => {
+      const adopted = await this.adoptOrClear(spec);
+      if (adopted) return adopted;
+      assertDatabaseReachable(spec, this.options.networkMode);
+      const image = await this.image(spec.erpVersion);
+      if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
+      prepareHostFolders(spec);
+      await this.exits.ready(); // its death must not slip past the watcher
+      const hostPort = await freePort();
+      const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };
+      const container = await this.docker.createContainer(serverContainer(spec, image, placement));
+      try {
+        await container.start();
+      } catch (error) {
+        await tolerating([404], () => container.remove({ force: true }));
+        throw error;
+      }
+      return { url: urlOf(hostPort) };
+    });
+  }
+
+  stop(slug: string): Promise<void> {
+    return this.serialized(slug, async () => {
+      const container = this.docker.getContainer(erpContainerName(slug));
+      const info = await container.inspect().catch((error: unknown) => (engineStatus(error) === 404 ? null : Promise.reject(error)));
+      if (!info?.State.Running) return;
+      this.exits.expect(info.Id);
+      await tolerating([304, 404], () => container.stop({ t: this.stopGraceSeconds }));
+    });
+  }
+
+  destroy(slug: string): Promise<void> {
+    return this.serialized(slug, async () => {
+      const containers = await this.docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${slug}`] } });
+      for (const { Id: id, State: state } of containers) {
+        if (state === 'running') this.exits.expect(id);
+        await tolerating([404, 409], () => this.docker.getContainer(id).remove({ force: true, v: true }));
+      }
+      await removeInstanceResources(this.docker, slug);
+    });
+  }
+
+  async running(): Promise<Map<string, string>> {
+    const containers = await this.docker.listContainers({ filters: { label: [`${LABELS.role}=erp`], status: ['running'] } });
+    const servers = new Map<string, string>();
+    for (const { Labels: labels } of containers) {
+      const slug = labels[LABELS.instance];
+      const port = labels[LABELS.hostPort];
+      if (slug && port) servers.set(slug, urlOf(port));
+    }
+    return servers;
+  }
+
+  onUnexpectedExit(listener: ExitListener): void {
+    void this.exits.addListener(listener);
+  }
+
+  async close(): Promise<void> {
+    this.exits.close();
+  }
+
+  /** The running server of this instance and database is kept; anything else under its name is removed. */
+  private async adoptOrClear(spec: ErpRunSpec): Promise<{ url: string } | null> {
+    const container = this.docker.getContainer(erpContainerName(spec.slug));
+    const info = await container.inspect().catch((error: unknown) => (engineStatus(error) === 404 ? null : Promise.reject(error)));
+    if (!info) return null;
+    const labels = info.Config.Labels ?? {};
+    const port = labels[LABELS.hostPort];
+    if (info.State.Running && port && labels[LABELS.database] === spec.database) return { url: urlOf(port) };
+    if (info.State.Running) this.exits.expect(info.Id);
+    await tolerating([404], () => container.remove({ force: true }));
+    return null;
+  }
+
+  private async image(erpVersion: string): Promise<ErpImage> {
+    const image = await inspectErpImage(this.docker, imageRefFor(this.options.image, erpVersion), erpVersion);
+    this.standinByVersion.set(erpVersion, image.standin);
+    return image;
+  }
+
+  private serialized<T>(slug: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.locks.get(slug) ?? Promise.resolve()).then(work, work);
+    this.locks.set(slug, next);
+    const release = () => {
+      if (this.locks.get(slug) === next) this.locks.delete(slug);
+    };
+    next.then(release, release);
+    return next;
+  }
+}
+
+/** Bind-mount sources must exist: podman refuses a missing one, dockerd would create it as root. */
+function prepareHostFolders(spec: ErpRunSpec): void {
+  mkdirSync(resolve(spec.dataDir), { recursive: true });
+  mkdirSync(dirname(resolve(spec.logFile)), { recursive: true });
+}

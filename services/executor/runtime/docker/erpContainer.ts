@@ -1,0 +1,136 @@
+import { basename, dirname, resolve } from 'node:path';
+import type { ContainerCreateOptions } from 'dockerode';
+import { ConfigError } from '#shared/config/config.ts';
+import type { ErpRunSpec } from '../runtime.ts';
+import type { ErpImage } from './erpImage.ts';
+
+/**
+ * How an instance's containers look: names, labels, mounts and the ERP command line. Pure, so the
+ * runtime's calls stay short.
+ *
+ * Folders inside the container follow the official `odoo` image: the filestore in /var/lib/odoo
+ * (its data_dir), extra addons in /mnt/extra-addons (on its addons_path). The log file's folder
+ * is mounted at /var/log/forja, so `--logfile` writes `spec.logFile` on the host, where the log
+ * viewer reads it.
+ */
+export type NetworkMode = 'bridge' | 'host';
+
+/** The ERP's HTTP port inside the container (bridge mode); published on 127.0.0.1 only. */
+export const ERP_PORT = 8069;
+
+const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', logs: '/var/log/forja' } as const;
+
+export const LABELS = {
+  instance: 'forja.instance',
+  /** `erp` for the instance's server, `run` for one-shot runs. */
+  role: 'forja.role',
+  database: 'forja.database',
+  /** The port on 127.0.0.1 where the server answers. */
+  hostPort: 'forja.host-port',
+} as const;
+
+export const erpContainerName = (slug: string): string => `forja-${slug}-erp`;
+export const networkName = (slug: string): string => `forja-${slug}`;
+
+/** Where the ERP listens: on its own network with a port published on 127.0.0.1, or on the host's 127.0.0.1. */
+export interface Placement {
+  mode: NetworkMode;
+  hostPort: number;
+  instanceDomain: string | undefined;
+}
+
+const LOOPBACK = /^(127\.|localhost$|::1$)/;
+
+/** In bridge mode 127.0.0.1 is the container itself, so a database there can never answer. */
+export function assertDatabaseReachable(spec: ErpRunSpec, mode: NetworkMode): void {
+  if (mode === 'bridge' && LOOPBACK.test(spec.db.host)) {
+    throw new ConfigError(
+      `FORJA_DOCKER_NETWORK_MODE=bridge: the ERP database server ${spec.db.host}:${spec.db.port} is on the host's loopback, ` +
+        'which containers on a bridge network cannot reach. Give the instances a database address containers can reach, or set FORJA_DOCKER_NETWORK_MODE=host.',
+    );
+  }
+}
+
+/**
+ * The arguments every ERP run gets. The password travels in the environment: PGPASSWORD for
+ * libpq and node-postgres, PASSWORD (with HOST, PORT, USER) for the official image's entrypoint,
+ * which otherwise appends its own defaults (`--db_host db`).
+ */
+export function erpArgs(spec: ErpRunSpec): string[] {
+  return [
+    '-d', spec.database,
+    '--db_host', spec.db.host,
+    '--db_port', String(spec.db.port),
+    '--db_user', spec.db.user,
+    '--logfile', `${IN_CONTAINER.logs}/${basename(spec.logFile)}`,
+    '--data-dir', IN_CONTAINER.data,
+  ];
+}
+
+function erpEnv(spec: ErpRunSpec): string[] {
+  const { host, port, user, password } = spec.db;
+  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`];
+}
+
+function binds(spec: ErpRunSpec, image: ErpImage): string[] {
+  return [
+    `${resolve(spec.dataDir)}:${IN_CONTAINER.data}`,
+    `${dirname(resolve(spec.logFile))}:${IN_CONTAINER.logs}`,
+    ...(spec.sourceDir ? [`${resolve(spec.sourceDir)}:${IN_CONTAINER.addons}:ro`] : []),
+    ...(image.hostFolder ? [`${image.hostFolder}:${image.hostFolder}:ro`] : []),
+  ];
+}
+
+/** Labels a reverse proxy watching the engine (Traefik's docker provider) routes `<slug>.<domain>` by. */
+export function routingLabels(slug: string, domain: string, placement: Pick<Placement, 'mode' | 'hostPort'>): Record<string, string> {
+  const name = `forja-${slug}`;
+  return {
+    'traefik.enable': 'true',
+    [`traefik.http.routers.${name}.rule`]: `Host(\`${slug}.${domain}\`)`,
+    [`traefik.http.routers.${name}.service`]: name,
+    [`traefik.http.services.${name}.loadbalancer.server.port`]: String(placement.mode === 'bridge' ? ERP_PORT : placement.hostPort),
+    ...(placement.mode === 'bridge' ? { 'traefik.docker.network': networkName(slug) } : {}),
+  };
+}
+
+/** The instance's long-running ERP server. */
+export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement): ContainerCreateOptions {
+  const bridge = placement.mode === 'bridge';
+  const http = bridge ? ['--http-port', String(ERP_PORT), '--http-interface', '0.0.0.0'] : ['--http-port', String(placement.hostPort), '--http-interface', '127.0.0.1'];
+  return {
+    name: erpContainerName(spec.slug),
+    Image: image.ref,
+    Cmd: [...image.command, ...erpArgs(spec), ...http],
+    Env: erpEnv(spec),
+    Labels: {
+      [LABELS.instance]: spec.slug,
+      [LABELS.role]: 'erp',
+      [LABELS.database]: spec.database,
+      [LABELS.hostPort]: String(placement.hostPort),
+      ...(placement.instanceDomain ? routingLabels(spec.slug, placement.instanceDomain, placement) : {}),
+    },
+    ...(bridge ? { ExposedPorts: { [`${ERP_PORT}/tcp`]: {} } } : {}),
+    HostConfig: {
+      NetworkMode: bridge ? networkName(spec.slug) : 'host',
+      Binds: binds(spec, image),
+      ...(bridge ? { PortBindings: { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }] } } : {}),
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}
+
+/** A one-shot run (`-i sale --stop-after-init`): no HTTP, same mounts and network as the server. */
+export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[]): ContainerCreateOptions {
+  return {
+    name,
+    Image: image.ref,
+    Cmd: [...image.command, ...erpArgs(spec), '--no-http', ...args],
+    Env: erpEnv(spec),
+    Labels: { [LABELS.instance]: spec.slug, [LABELS.role]: 'run', [LABELS.database]: spec.database },
+    HostConfig: {
+      NetworkMode: mode === 'bridge' ? networkName(spec.slug) : 'host',
+      Binds: binds(spec, image),
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}

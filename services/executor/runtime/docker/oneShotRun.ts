@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type Docker from 'dockerode';
+import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
+import { containerLogLines, tolerating } from './engine.ts';
+import { oneShotContainer, type NetworkMode } from './erpContainer.ts';
+import type { ErpImage } from './erpImage.ts';
+
+const TAIL_LINES = 20;
+
+/**
+ * Runs the ERP once in a throw-away container (`forja-<slug>-run-<random>`), waits for it and
+ * removes it. A non-zero exit rejects with ErpRunError carrying the exit code and the last lines
+ * the ERP wrote to its log file during this run, then what the container printed (usage errors
+ * come before logging is set up). An abort kills the container.
+ */
+export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  const what = `${[...image.command, ...args].join(' ')} (image ${image.ref})`;
+  const logStart = fileSize(spec.logFile);
+  const name = `forja-${spec.slug}-run-${randomBytes(4).toString('hex')}`;
+  const container = await docker.createContainer(oneShotContainer(spec, image, mode, name, args));
+  const kill = () => void container.kill().catch(() => undefined);
+  signal?.addEventListener('abort', kill, { once: true });
+  try {
+    try {
+      await container.start();
+    } catch (error) {
+      throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
+    }
+    if (signal?.aborted) kill();
+    const { StatusCode: code } = (await container.wait()) as { StatusCode: number };
+    signal?.throwIfAborted();
+    if (code === 0) return;
+    const output = containerLogLines(await container.logs({ stdout: true, stderr: true, follow: false, tail: TAIL_LINES }));
+    throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.logFile, logStart), ...output].slice(-TAIL_LINES));
+  } finally {
+    signal?.removeEventListener('abort', kill);
+    await tolerating([404, 409], () => container.remove({ force: true }));
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Non-empty lines written to `path` since offset `from` (at most its last 64 KiB). */
+function logTail(path: string, from: number): string[] {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const size = statSync(path).size;
+    const start = Math.max(size < from ? 0 : from, size - 64 * 1024);
+    const buffer = Buffer.alloc(size - start);
+    readSync(fd, buffer, 0, buffer.length, start);
+    return buffer.toString('utf8').split('\n').filter((line) => line.trim() !== '').slice(-TAIL_LINES);
+  } finally {
+    closeSync(fd);
+  }
+}

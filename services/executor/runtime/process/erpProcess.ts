@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { ErpRunSpec } from '../runtime.ts';
+import { erpEnv } from './erpCommand.ts';
+import { isServerAlive, type PidRecord } from './pidFile.ts';
+
+/**
+ * Runs the ERP in a process group of its own (so its workers are signalled with it, and a
+ * Ctrl-C or crash of the executor does not reach it), in the instance's folder, with stdout and
+ * stderr appended to its log file. Resolves once the process runs.
+ */
+export async function spawnErp(command: string, args: string[], spec: ErpRunSpec): Promise<ChildProcess & { pid: number }> {
+  const cwd = resolve(spec.dataDir);
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(dirname(resolve(spec.logFile)), { recursive: true });
+  const log = openSync(spec.logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(command, args, { cwd, env: erpEnv(spec), detached: true, stdio: ['ignore', log, log] });
+  } finally {
+    closeSync(log); // the child has its own copy
+  }
+  await new Promise<void>((resolveSpawn, reject) => {
+    child.once('spawn', resolveSpawn);
+    child.once('error', reject);
+  });
+  return child as ChildProcess & { pid: number };
+}
+
+/** Signals the process group the ERP leads; one already gone is fine. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Waits up to `timeoutMs` for the server to be gone; false when it still runs. */
+export async function waitUntilGone(record: PidRecord, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isServerAlive(record)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolveLater) => setTimeout(resolveLater, 50));
+  }
+  return true;
+}
+
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The last `count` non-empty lines written to `path` since `from` (at most the last 64 KiB). */
+export function logTail(path: string, from: number, count = 20): string[] {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(size < from ? 0 : from, size - 64 * 1024);
+    const buffer = Buffer.alloc(size - start);
+    readSync(fd, buffer, 0, buffer.length, start);
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(-count);
+  } finally {
+    closeSync(fd);
+  }
+}

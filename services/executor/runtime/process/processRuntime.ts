@@ -1,0 +1,159 @@
+import { basename, resolve } from 'node:path';
+import { freePort } from '#shared/local/freePort.ts';
+import { ErpRunError, type ErpRunSpec, type Runtime } from '../runtime.ts';
+import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
+import { fileSize, logTail, signalGroup, spawnErp, waitUntilGone } from './erpProcess.ts';
+import { isServerAlive, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
+import { Supervisor, type ExitListener } from './supervisor.ts';
+
+export interface ProcessRuntimeOptions {
+  /** FORJA_DATA_DIR: each instance's folder is `instances/<slug>/` under it (`instanceDir`). */
+  dataDir: string;
+  /** FORJA_ERP_COMMAND, `{version}` replaced by the ERP version; undefined = the ERP stand-in. */
+  command?: string | undefined;
+  /** How long `stop` waits after SIGTERM before SIGKILL. */
+  stopGraceMs?: number;
+  /** How often the supervisor looks at servers this executor did not spawn. */
+  pollIntervalMs?: number;
+}
+
+const urlOf = (port: number) => `http://127.0.0.1:${port}`;
+
+/**
+ * Runs each instance's ERP as a local process on 127.0.0.1. Servers are detached and recorded
+ * in a pid file in the instance's folder, so like containers they outlive the executor: a
+ * restarted executor adopts them instead of starting a second one.
+ */
+export class ProcessRuntime implements Runtime {
+  readonly kind = 'process';
+  private readonly dataRoot: string;
+  private readonly template: string | undefined;
+  private readonly stopGraceMs: number;
+  private readonly supervisor: Supervisor;
+  /** Start, stop and destroy of one instance run one at a time. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(options: ProcessRuntimeOptions) {
+    this.dataRoot = resolve(options.dataDir);
+    this.template = options.command;
+    this.stopGraceMs = options.stopGraceMs ?? 10_000;
+    this.supervisor = new Supervisor(this.dataRoot, options.pollIntervalMs ?? 1_000);
+  }
+
+  describe(): string {
+    return this.template === undefined
+      ? `processes on 127.0.0.1 running the ERP stand-in (${STANDIN_COMMAND})`
+      : `processes on 127.0.0.1 running ${this.template}${isStandin(this.template) ? ' (ERP stand-in)' : ''}`;
+  }
+
+  usesStandin(erpVersion: string): boolean {
+    try {
+      return isStandin(erpCommandFor(this.template, erpVersion));
+    } catch {
+      return false;
+    }
+  }
+
+  async build(spec: ErpRunSpec): Promise<void> {
+    this.command(spec.erpVersion);
+  }
+
+  async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const command = this.command(spec.erpVersion);
+    const logStart = fileSize(spec.logFile);
+    const what = `${basename(command)} ${args.join(' ')}`.trim();
+    let child: Awaited<ReturnType<typeof spawnErp>>;
+    try {
+      child = await spawnErp(command, [...erpArgs(spec), ...args], spec);
+    } catch (error) {
+      throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
+    }
+    const kill = () => signalGroup(child.pid, 'SIGKILL');
+    signal?.addEventListener('abort', kill, { once: true });
+    if (signal?.aborted) kill();
+    const [code, killedBy] = await new Promise<[number | null, NodeJS.Signals | null]>((resolveExit) =>
+      child.once('exit', (exitCode, exitSignal) => resolveExit([exitCode, exitSignal])),
+    );
+    signal?.removeEventListener('abort', kill);
+    signal?.throwIfAborted();
+    if (code === 0) return;
+    throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, logStart));
+  }
+
+  start(spec: ErpRunSpec): Promise<{ url: string }> {
+    return this.serialized(spec.slug, async () => {
+      const path = pidFilePath(this.dataRoot, spec.slug);
+      const existing = readPidFile(path);
+      if (existing && isServerAlive(existing)) {
+        if (!existing.stopping && existing.database === spec.database) {
+          this.supervisor.watch(spec.slug, existing);
+          return { url: urlOf(existing.port) };
+        }
+        await this.terminate(path, existing); // a stop cut short, or another database
+      }
+      const command = this.command(spec.erpVersion);
+      const port = await freePort();
+      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec);
+      child.unref();
+      const record: PidRecord = { pid: child.pid, port, startedAt: new Date().toISOString(), command, database: spec.database };
+      writePidFile(path, record);
+      this.supervisor.watchChild(spec.slug, record, child);
+      return { url: urlOf(port) };
+    });
+  }
+
+  stop(slug: string): Promise<void> {
+    return this.serialized(slug, async () => {
+      const path = pidFilePath(this.dataRoot, slug);
+      const record = readPidFile(path);
+      if (record && isServerAlive(record)) await this.terminate(path, record);
+      else removePidFile(path);
+    });
+  }
+
+  async destroy(slug: string): Promise<void> {
+    // The pid file is the only thing this runtime made; the instance's folder is the executor's to remove.
+    await this.stop(slug);
+  }
+
+  async running(): Promise<Map<string, string>> {
+    const servers = recordedServers(this.dataRoot).filter(({ record }) => !record.stopping && isServerAlive(record));
+    return new Map(servers.map(({ slug, record }) => [slug, urlOf(record.port)]));
+  }
+
+  onUnexpectedExit(listener: ExitListener): void {
+    this.supervisor.addListener(listener);
+  }
+
+  async close(): Promise<void> {
+    this.supervisor.close();
+  }
+
+  private command(erpVersion: string): string {
+    const command = erpCommandFor(this.template, erpVersion);
+    checkCommand(command, erpVersion);
+    return command;
+  }
+
+  /** SIGTERM to the group, SIGKILL after the grace period; the pid file says "stopping" meanwhile, so no one reports the death. */
+  private async terminate(path: string, record: PidRecord): Promise<void> {
+    writePidFile(path, { ...record, stopping: true });
+    signalGroup(record.pid, 'SIGTERM');
+    if (!(await waitUntilGone(record, this.stopGraceMs))) {
+      signalGroup(record.pid, 'SIGKILL');
+      if (!(await waitUntilGone(record, 5_000))) throw new Error(`ERP server ${record.pid} survived SIGKILL`);
+    }
+    removePidFile(path);
+  }
+
+  private serialized<T>(slug: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.locks.get(slug) ?? Promise.resolve()).then(work, work);
+    this.locks.set(slug, next);
+    const release = () => {
+      if (this.locks.get(slug) === next) this.locks.delete(slug);
+    };
+    next.then(release, release);
+    return next;
+  }
+}

@@ -1,0 +1,125 @@
+import { mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { gitEnv, GitSourceError, lastMeaningfulLine, maskCredentials, operationSignal, runGit, type GitOptions, type GitResult } from './gitCommand.ts';
+
+export { GitSourceError, type GitOptions, type GitSourceErrorKind } from './gitCommand.ts';
+
+/** The commit sha `refs/heads/<branch>` of `repoUrl` points at now. */
+export async function resolveBranchHead(repoUrl: string, branch: string, options: GitOptions = {}): Promise<string> {
+  checkUrl(repoUrl);
+  checkBranch(branch);
+  const git = gitIn(undefined, repoUrl, options, operationSignal(options));
+  const ref = `refs/heads/${branch}`;
+  // ls-remote matches patterns against the ends of ref names: keep only the exact ref.
+  const result = await readRemote(repoUrl, () => git(['ls-remote', '--exit-code', '--', repoUrl, ref], [2]));
+  const sha = result.stdout
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .find(([, name]) => name === ref)?.[0];
+  if (!sha) throw new GitSourceError('branch_not_found', `branch ${branch} not found in ${maskCredentials(repoUrl)}`);
+  return sha;
+}
+
+/**
+ * Makes `dir` a work tree of `repoUrl` at `commit` (of `branch`), submodules included, and
+ * returns the commit. Safe to run again after an interruption: a work tree of the same origin is
+ * fetched and forced to the commit (untracked files removed); anything else at `dir` — nothing,
+ * an empty folder, a half-made clone, another repository — is removed first. The commit is
+ * checked out detached.
+ */
+export async function checkoutCommit(repoUrl: string, branch: string, commit: string, dir: string, options: GitOptions = {}): Promise<string> {
+  checkUrl(repoUrl);
+  checkBranch(branch);
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new GitSourceError('invalid', `not a full commit sha: ${commit}`);
+  if (!isAbsolute(dir) || resolve(dir) === '/') throw new GitSourceError('invalid', `the checkout folder must be an absolute path below /: ${dir}`);
+  const signal = operationSignal(options);
+  const git = gitIn(dir, repoUrl, options, signal);
+  if (await isWorkTreeOf(dir, repoUrl, git)) {
+    try {
+      return await moveTo(repoUrl, branch, commit, git);
+    } catch (error) {
+      if (!(error instanceof GitSourceError) || !['failed', 'unreadable'].includes(error.kind)) throw error;
+      options.log?.write(`reusing ${dir} failed (${error.message}); checking out afresh\n`);
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await git(['init', '-q']);
+  await git(['remote', 'add', '--', 'origin', repoUrl]);
+  return moveTo(repoUrl, branch, commit, git);
+}
+
+type Git = (args: string[], allowExitCodes?: number[]) => Promise<GitResult>;
+
+function gitIn(cwd: string | undefined, repoUrl: string, options: GitOptions, signal: AbortSignal): Git {
+  const env = gitEnv(repoUrl, options);
+  // Since git 2.38.1 submodules may not use file:// unless told; only a file:// repository may.
+  const config = repoUrl.startsWith('file://') ? ['-c', 'protocol.file.allow=always'] : [];
+  return (args, allowExitCodes) => runGit([...config, ...args], { ...(cwd ? { cwd } : {}), env, signal, ...(options.log ? { log: options.log } : {}), ...(allowExitCodes ? { allowExitCodes } : {}) });
+}
+
+async function moveTo(repoUrl: string, branch: string, commit: string, git: Git): Promise<string> {
+  const ref = `refs/heads/${branch}`;
+  await readRemote(repoUrl, () => git(['fetch', '--no-tags', '--', 'origin', `+${ref}:refs/remotes/origin/${branch}`]), branch);
+  if (!(await hasCommit(commit, git))) {
+    // The branch moved past it (force-push, deleted history); the host may still hand it out by sha.
+    await git(['fetch', '--no-tags', '--', 'origin', commit]).catch(() => undefined);
+    if (!(await hasCommit(commit, git))) {
+      throw new GitSourceError('commit_missing', `commit ${commit} is not on branch ${branch} of ${maskCredentials(repoUrl)} any more (was the branch force-pushed?)`);
+    }
+  }
+  await git(['checkout', '-f', '-q', '--detach', commit, '--']);
+  await git(['clean', '-ffdxq']);
+  await git(['submodule', 'sync', '--recursive', '-q']);
+  await readRemote(repoUrl, () => git(['submodule', 'update', '--init', '--recursive', '--force', '-q']), undefined, 'cannot check out the submodules of');
+  const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+  if (head !== commit) throw new GitSourceError('failed', `checked out ${head} instead of ${commit}`);
+  return head;
+}
+
+async function hasCommit(commit: string, git: Git): Promise<boolean> {
+  return (await git(['cat-file', '-e', `${commit}^{commit}`], [1, 128])).exitCode === 0;
+}
+
+/** Turns git's failure to talk to the remote into `branch_not_found` or `unreadable` with git's own words. */
+async function readRemote(repoUrl: string, call: () => Promise<GitResult>, branch?: string, what = 'cannot read'): Promise<GitResult> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof GitSourceError) || error.kind !== 'failed') throw error;
+    const { stderr } = error;
+    if (branch && /couldn't find remote ref/i.test(stderr)) throw new GitSourceError('branch_not_found', `branch ${branch} not found in ${maskCredentials(repoUrl)}`);
+    throw new GitSourceError('unreadable', `${what} ${maskCredentials(repoUrl)}: ${lastMeaningfulLine(stderr)}`);
+  }
+}
+
+/** True when `dir` is the top of a work tree whose `origin` is `repoUrl` (not a folder inside some other repository). */
+async function isWorkTreeOf(dir: string, repoUrl: string, git: Git): Promise<boolean> {
+  try {
+    await stat(join(dir, '.git'));
+    const top = await git(['rev-parse', '--show-toplevel']);
+    if ((await realpath(top.stdout.trim())) !== (await realpath(dir))) return false;
+    const origin = await git(['config', '--get', 'remote.origin.url'], [1]);
+    return origin.stdout.trim() === repoUrl;
+  } catch (error) {
+    if (error instanceof GitSourceError && (error.kind === 'timeout' || error.kind === 'aborted')) throw error;
+    return false;
+  }
+}
+
+function checkUrl(repoUrl: string): void {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (!repoUrl || repoUrl.startsWith('-') || /[\0-\x1f\x7f]/.test(repoUrl)) {
+    throw new GitSourceError('invalid', `not a usable repository URL: ${JSON.stringify(maskCredentials(repoUrl))}`);
+  }
+}
+
+/** git check-ref-format's rules for a branch name, checked without running git. */
+function checkBranch(branch: string): void {
+  const bad =
+    !branch ||
+    branch.startsWith('-') ||
+    branch === '@' ||
+    /[\0-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^\/|\/$|\.$|\.lock(\/|$)|(^|\/)\./.test(branch);
+  if (bad) throw new GitSourceError('invalid', `not a valid branch name: ${JSON.stringify(branch)}`);
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type Docker from 'dockerode';
+import pg from 'pg';
+import { freePort } from '#shared/local/freePort.ts';
+import { DockerRuntime } from '#services/executor/runtime/docker/dockerRuntime.ts';
+import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
+import { ErpRunError, type ErpDatabaseServer, type ErpRunSpec } from '#services/executor/runtime/runtime.ts';
+import { testEngine } from '#test/support/podman.ts';
+import { createTestDatabase, testCluster } from '#test/support/postgres.ts';
+import { runDir } from '#test/support/runDir.ts';
+import { testStandinImage } from '#test/support/standinImage.ts';
+import { waitUntil } from '#test/support/wait.ts';
+
+const VERSION = '17.0';
+const IMAGE = `${STANDIN_IMAGE}:{version}`;
+
+/**
+ * The docker runtime against podman's Docker API and the ERP stand-in image. The test cluster
+ * listens on 127.0.0.1 only, so instances that must reach it use host networking; bridge mode is
+ * checked for its wiring (network, port published on 127.0.0.1, routing labels).
+ */
+describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
+  this.timeout(60_000);
+  let docker: Docker;
+  let socketPath: string;
+  let db: ErpDatabaseServer;
+  let runtime: DockerRuntime;
+  const exits: Array<{ slug: string; exitCode: number | null }> = [];
+  const slugs: string[] = [];
+
+  before(async function () {
+    this.timeout(240_000);
+    const engine = await testEngine();
+    if ('skip' in engine) {
+      console.log(`      (skipped: ${engine.skip})`);
+      this.skip();
+    }
+    ({ docker, socketPath } = engine);
+    await testStandinImage(docker, VERSION);
+    const url = new URL((await testCluster()).url);
+    db = { host: '127.0.0.1', port: Number(url.port), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+    runtime = new DockerRuntime({ socketPath, image: IMAGE, networkMode: 'host', instanceDomain: 'forja.test', stopGraceSeconds: 5 });
+    runtime.onUnexpectedExit((slug, exitCode) => exits.push({ slug, exitCode }));
+  });
+
+  after(async () => {
+    for (const slug of slugs) await runtime?.destroy(slug).catch(() => undefined);
+    await runtime?.close();
+  });
+
+  async function newSpec(overrides: Partial<ErpRunSpec> = {}): Promise<ErpRunSpec> {
+    const slug = `t${randomBytes(4).toString('hex')}`;
+    slugs.push(slug);
+    const dir = runDir(`instance-${slug}`);
+    const database = new URL(await createTestDatabase('erp')).pathname.slice(1);
+    return { slug, erpVersion: VERSION, edition: 'community', database, db, sourceDir: null, dataDir: join(dir, 'data'), logFile: join(dir, 'logs', 'erp.log'), ...overrides };
+  }
+
+  const byLabel = (slug: string) => ({ filters: { label: [`forja.instance=${slug}`] } });
+  const answers = (url: string) => fetch(`${url}/web/health`).then((res) => res.status === 200, () => false);
+
+  async function installedModules(database: string): Promise<string[]> {
+    const client = new pg.Client({ ...db, database });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>(`select name from ir_module_module where state = 'installed' order by name`);
+      return rows.map((row) => row.name);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('builds, installs modules once, serves, adopts, stops, restarts and destroys an instance', async () => {
+    const spec = await newSpec();
+    expect(runtime.usesStandin(VERSION)).to.equal(true);
+    await runtime.build(spec);
+
+    await runtime.runOnce(spec, ['-i', 'base,sale', '--stop-after-init']);
+    expect(await installedModules(spec.database)).to.deep.equal(['base', 'sale']);
+    expect(readFileSync(spec.logFile, 'utf8')).to.include('module sale: installed');
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+
+    const { url } = await runtime.start(spec);
+    expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await waitUntil(() => answers(url), 'the ERP to answer /web/health', 30_000);
+    const info = await docker.getContainer(`forja-${spec.slug}-erp`).inspect();
+    expect(info.Config.Labels).to.include({ 'forja.instance': spec.slug, [`traefik.http.routers.forja-${spec.slug}.rule`]: `Host(\`${spec.slug}.forja.test\`)` });
+    expect((await runtime.start(spec)).url).to.equal(url);
+    expect((await runtime.running()).get(spec.slug)).to.equal(url);
+
+    await runtime.stop(spec.slug);
+    await runtime.stop(spec.slug);
+    expect(await runtime.running()).to.deep.equal(new Map());
+    expect(await answers(url)).to.equal(false);
+
+    const again = await runtime.start(spec);
+    await waitUntil(() => answers(again.url), 'the restarted ERP to answer', 30_000);
+    await runtime.destroy(spec.slug);
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+    expect(await docker.listNetworks(byLabel(spec.slug))).to.deep.equal([]);
+    expect(await runtime.running()).to.deep.equal(new Map());
+    await runtime.destroy(spec.slug);
+    expect(exits.filter((exit) => exit.slug === spec.slug)).to.deep.equal([]);
+  });
+
+  it('rejects a failing one-shot run with ErpRunError carrying the exit code and the log tail', async () => {
+    const spec = await newSpec();
+    const error = await runtime.runOnce(spec, ['-i', 'Sale;drop', '--stop-after-init']).then(
+      () => expect.fail('runOnce should have rejected'),
+      (caught: unknown) => caught,
+    );
+    expect(error).to.be.instanceOf(ErpRunError);
+    expect((error as ErpRunError).exitCode).to.equal(2);
+    expect((error as ErpRunError).logTail).to.include('odoo-bin (stand-in): -i: "Sale;drop" is not a module name');
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+  });
+
+  it('kills and removes a one-shot run when its signal aborts', async () => {
+    const spec = await newSpec();
+    const controller = new AbortController();
+    // Without --stop-after-init the stand-in keeps serving: only the abort ends this run.
+    const run = runtime.runOnce(spec, ['--http-port', String(await freePort())], controller.signal);
+    await waitUntil(() => existsSync(spec.logFile) && readFileSync(spec.logFile, 'utf8').includes('HTTP service'), 'the run to serve', 20_000);
+    controller.abort();
+    await run.then(
+      () => expect.fail('an aborted run should reject'),
+      (error: Error) => expect(error.name).to.equal('AbortError'),
+    );
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+  });
+
+  it('says which image is missing and that Forja never pulls', async () => {
+    const missing = new DockerRuntime({ socketPath, image: 'localhost/forja-no-such-erp:{version}', networkMode: 'host' });
+    const spec = await newSpec();
+    await missing.build(spec).then(
+      () => expect.fail('build should have rejected'),
+      (error: Error) => {
+        expect(error.message).to.include(`localhost/forja-no-such-erp:${VERSION}`);
+        expect(error.message).to.include('never pulls');
+      },
+    );
+    expect(missing.usesStandin(VERSION)).to.equal(false);
+    await missing.close();
+  });
+
+  it('reports a server killed from outside, not one it stopped', async () => {
+    const [stopped, killed] = [await newSpec(), await newSpec()];
+    const urls = [(await runtime.start(stopped)).url, (await runtime.start(killed)).url];
+    for (const url of urls) await waitUntil(() => answers(url), 'both ERPs to answer', 30_000);
+
+    await runtime.stop(stopped.slug);
+    await docker.getContainer(`forja-${killed.slug}-erp`).kill({ signal: 'SIGKILL' });
+    await waitUntil(() => exits.some((exit) => exit.slug === killed.slug), 'the unexpected exit to be reported', 15_000);
+    // Events arrive in order: the stopped server's death came first and was not reported.
+    expect(exits.filter((exit) => [stopped.slug, killed.slug].includes(exit.slug))).to.deep.equal([{ slug: killed.slug, exitCode: 137 }]);
+    expect((await runtime.running()).has(killed.slug)).to.equal(false);
+
+    const restarted = await runtime.start(killed);
+    expect(restarted.url).to.not.equal(urls[1]);
+    await waitUntil(() => answers(restarted.url), 'the replaced ERP to answer', 30_000);
+    await runtime.destroy(killed.slug);
+    await runtime.destroy(stopped.slug);
+  });
+
+  it('bridge mode: a network per instance, the port published on 127.0.0.1 only, routing labels', async () => {
+    const bridge = new DockerRuntime({ socketPath, image: IMAGE, networkMode: 'bridge', instanceDomain: 'forja.test' });
+    try {
+      const local = await newSpec();
+      await bridge.start(local).then(
+        () => expect.fail('a loopback database cannot work from a bridge network'),
+        (error: Error) => expect(error.message).to.include('FORJA_DOCKER_NETWORK_MODE=host'),
+      );
+      // No database answers there: the wiring is what is checked here.
+      const spec = await newSpec({ db: { ...db, host: 'db.forja.invalid' } });
+      const { url } = await bridge.start(spec);
+      const info = await docker.getContainer(`forja-${spec.slug}-erp`).inspect();
+      const [binding] = info.HostConfig.PortBindings?.['8069/tcp'] ?? [];
+      expect(binding).to.deep.include({ HostIp: '127.0.0.1' });
+      expect(url).to.equal(`http://127.0.0.1:${binding?.HostPort}`);
+      expect(Object.keys(info.NetworkSettings.Networks)).to.deep.equal([`forja-${spec.slug}`]);
+      expect(info.Config.Labels).to.include({
+        [`traefik.http.services.forja-${spec.slug}.loadbalancer.server.port`]: '8069',
+        'traefik.docker.network': `forja-${spec.slug}`,
+      });
+      expect((await docker.listNetworks(byLabel(spec.slug))).map((network) => network.Name)).to.deep.equal([`forja-${spec.slug}`]);
+      await bridge.destroy(spec.slug);
+      expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+      expect(await docker.listNetworks(byLabel(spec.slug))).to.deep.equal([]);
+    } finally {
+      await bridge.close();
+    }
+  });
+});

@@ -1,0 +1,211 @@
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { expect } from 'chai';
+import { checkoutCommit, GitSourceError, resolveBranchHead } from '#services/executor/source/gitSource.ts';
+import { commitAndPush, createBareRepo, git, pushCommit, serveOverGitProtocol, type BareRepo } from '#test/support/bareRepo.ts';
+import { runDir } from '#test/support/runDir.ts';
+
+async function failure(promise: Promise<unknown>): Promise<GitSourceError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(GitSourceError);
+    return error as GitSourceError;
+  }
+  throw new Error('expected a GitSourceError');
+}
+
+describe('the executor’s git source', function () {
+  this.timeout(30_000);
+  let bare: BareRepo;
+
+  before(async () => {
+    bare = await createBareRepo('erp-addons', ['feature/x']);
+  });
+
+  describe('resolveBranchHead', () => {
+    it('gives the head of main and of a branch with a slash', async () => {
+      const mainHead = await git(bare.dir, 'rev-parse', 'refs/heads/main');
+      const featureHead = await git(bare.dir, 'rev-parse', 'refs/heads/feature/x');
+      expect(await resolveBranchHead(bare.url, 'main')).to.equal(mainHead);
+      expect(await resolveBranchHead(bare.url, 'feature/x')).to.equal(featureHead);
+      expect(featureHead).to.not.equal(mainHead);
+    });
+
+    it('does not take a branch whose name merely ends like the one asked for', async () => {
+      await pushCommit(bare, 'team/x', 'a look-alike of x');
+      const error = await failure(resolveBranchHead(bare.url, 'x'));
+      expect(error.kind).to.equal('branch_not_found');
+    });
+
+    it('says which branch is missing from which repository', async () => {
+      const error = await failure(resolveBranchHead(bare.url, 'nope'));
+      expect(error.kind).to.equal('branch_not_found');
+      expect(error.message).to.equal(`branch nope not found in ${bare.url}`);
+    });
+
+    it('says why a repository cannot be read, in git’s words', async () => {
+      const error = await failure(resolveBranchHead('file:///nonexistent/repo.git', 'main'));
+      expect(error.kind).to.equal('unreadable');
+      expect(error.message).to.equal("cannot read file:///nonexistent/repo.git: fatal: '/nonexistent/repo.git' does not appear to be a git repository");
+    });
+
+    it('refuses option-like URLs and branch names without running git', async () => {
+      expect((await failure(resolveBranchHead('--upload-pack=touch /tmp/x', 'main'))).kind).to.equal('invalid');
+      expect((await failure(resolveBranchHead(bare.url, '--all'))).kind).to.equal('invalid');
+      expect((await failure(resolveBranchHead(bare.url, 'a..b'))).kind).to.equal('invalid');
+    });
+
+    it('masks credentials in what it reports', async () => {
+      const error = await failure(resolveBranchHead('https://deploy:s3cret@127.0.0.1:1/repo.git', 'main', { timeoutMs: 10_000 }));
+      expect(error.kind).to.equal('unreadable');
+      expect(error.message).to.not.include('s3cret');
+      expect(error.message).to.include('https://***@127.0.0.1:1/repo.git');
+    });
+
+    it('stops a git that hangs, at the timeout or when aborted', async () => {
+      const sockets: Socket[] = [];
+      const silent = createServer((socket) => void sockets.push(socket)).listen(0, '127.0.0.1');
+      await once(silent, 'listening');
+      const hanging = `git://127.0.0.1:${(silent.address() as AddressInfo).port}/repo.git`;
+      try {
+        const started = Date.now();
+        expect((await failure(resolveBranchHead(hanging, 'main', { timeoutMs: 300 }))).kind).to.equal('timeout');
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 300);
+        expect((await failure(resolveBranchHead(hanging, 'main', { signal: controller.signal }))).kind).to.equal('aborted');
+        expect(Date.now() - started).to.be.below(5000);
+        expect((await failure(resolveBranchHead(bare.url, 'main', { signal: controller.signal }))).kind, 'already aborted').to.equal('aborted');
+      } finally {
+        silent.close();
+        for (const socket of sockets) socket.destroy();
+      }
+    });
+  });
+
+  describe('ssh keys', () => {
+    it('offers only the given keys, learns host keys into the given file and never prompts', async () => {
+      const bin = runDir('fake-ssh');
+      const record = join(bin, 'calls.txt');
+      // A stand-in ssh on the PATH: it records how git called it and fails like an unreachable host.
+      await writeFile(join(bin, 'ssh'), `#!/bin/sh\necho "$GIT_TERMINAL_PROMPT $*" >> '${record}'\necho 'ssh: connect to host 127.0.0.1 port 1: Connection refused' >&2\nexit 255\n`, { mode: 0o755 });
+      const ssh = { keyFiles: ['/keys/deploy-a', '/keys/deploy-b'], knownHostsFile: '/keys/known_hosts' };
+      const error = await failure(resolveBranchHead('ssh://git@127.0.0.1:1/acme/erp.git', 'main', { ssh, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }));
+      expect(error.kind).to.equal('unreadable');
+      expect(error.message).to.equal('cannot read ssh://git@127.0.0.1:1/acme/erp.git: ssh: connect to host 127.0.0.1 port 1: Connection refused');
+      const call = (await readFile(record, 'utf8')).trim();
+      expect(call).to.match(
+        /^0 -i \/keys\/deploy-a -i \/keys\/deploy-b -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=\/keys\/known_hosts .*-p 1 git@127\.0\.0\.1 git-upload-pack '\/acme\/erp\.git'$/,
+      );
+    });
+
+    it('refuses key paths ssh or the shell would misread', async () => {
+      const error = await failure(resolveBranchHead(bare.url, 'main', { ssh: { keyFiles: ['/keys/my key'], knownHostsFile: '/keys/known_hosts' } }));
+      expect(error.kind).to.equal('invalid');
+    });
+  });
+
+  describe('checkoutCommit', () => {
+    it('checks out a commit, then moves the same folder to a newer one', async () => {
+      const dir = join(runDir('checkout'), 'src');
+      const log = new PassThrough();
+      let logged = '';
+      log.on('data', (chunk: Buffer) => (logged += chunk.toString()));
+      const first = await resolveBranchHead(bare.url, 'feature/x');
+      expect(await checkoutCommit(bare.url, 'feature/x', first, dir, { log })).to.equal(first);
+      expect(await git(dir, 'rev-parse', 'HEAD')).to.equal(first);
+      expect(logged).to.include('$ git');
+
+      await writeFile(join(dir, 'build-output.pyc'), 'left by a build');
+      await writeFile(join(dir, 'history.txt'), 'edited in place');
+      const second = await pushCommit(bare, 'feature/x', 'second commit on feature/x');
+      expect(await checkoutCommit(bare.url, 'feature/x', second, dir)).to.equal(second);
+      expect(await git(dir, 'rev-parse', 'HEAD')).to.equal(second);
+      expect(await readFile(join(dir, 'history.txt'), 'utf8')).to.include('second commit on feature/x');
+      expect(existsSync(join(dir, 'build-output.pyc')), 'untracked files are removed').to.equal(false);
+      expect(await git(dir, 'status', '--porcelain')).to.equal('');
+    });
+
+    it('goes back to an older commit still on the branch', async () => {
+      const dir = join(runDir('checkout'), 'src');
+      const older = await resolveBranchHead(bare.url, 'main');
+      await pushCommit(bare, 'main', 'newer');
+      expect(await checkoutCommit(bare.url, 'main', older, dir)).to.equal(older);
+    });
+
+    for (const [what, prepare] of [
+      ['an empty folder', async (dir: string) => mkdir(dir, { recursive: true })],
+      ['a folder of junk', async (dir: string) => (await mkdir(join(dir, 'sub'), { recursive: true }), writeFile(join(dir, 'sub', 'junk'), 'x'))],
+      ['a half-made repository', async (dir: string) => (await git('/', 'init', '-q', dir), writeFile(join(dir, '.git', 'index.lock'), ''))],
+      ['a clone of another repository', async (dir: string) => git('/', 'clone', '-q', (await createBareRepo('other')).url, dir)],
+      ['a work tree with a stale index lock', async (dir: string) => {
+        await checkoutCommit(bare.url, 'main', await resolveBranchHead(bare.url, 'main'), dir);
+        await writeFile(join(dir, '.git', 'index.lock'), '');
+      }],
+    ] as const) {
+      it(`replaces ${what}`, async () => {
+        const dir = join(runDir('checkout'), 'src');
+        await prepare(dir);
+        const head = await pushCommit(bare, 'main', `commit over ${what}`);
+        expect(await checkoutCommit(bare.url, 'main', head, dir)).to.equal(head);
+        expect(await git(dir, 'config', '--get', 'remote.origin.url')).to.equal(bare.url);
+        expect(await git(dir, 'status', '--porcelain')).to.equal('');
+      });
+    }
+
+    it('checks out submodules, nested ones included', async () => {
+      const inner = await createBareRepo('inner');
+      const outer = await createBareRepo('outer-lib');
+      await commitAndPush(outer, 'main', 'add inner', (work) => git(work, 'submodule', 'add', '-q', inner.url, 'vendor/inner'));
+      const head = await commitAndPush(bare, 'with-submodule', 'add a library', (work) => git(work, 'submodule', 'add', '-q', outer.url, 'libs/outer'));
+      const dir = join(runDir('checkout'), 'src');
+      expect(await checkoutCommit(bare.url, 'with-submodule', head, dir)).to.equal(head);
+      expect(await readFile(join(dir, 'libs/outer/history.txt'), 'utf8')).to.include('initial commit');
+      expect(await readFile(join(dir, 'libs/outer/vendor/inner/history.txt'), 'utf8')).to.include('initial commit');
+
+      const innerHead = await pushCommit(inner, 'main', 'inner moves on');
+      const outerHead = await commitAndPush(outer, 'main', 'bump inner', (work) => git(work, 'submodule', 'update', '--init', '--remote', '-q'));
+      const bumped = await commitAndPush(bare, 'with-submodule', 'bump the library', (work) =>
+        git(work, 'submodule', 'update', '--init', '-q').then(() => git(join(work, 'libs/outer'), 'checkout', '-q', outerHead)),
+      );
+      expect(await checkoutCommit(bare.url, 'with-submodule', bumped, dir)).to.equal(bumped);
+      expect(await git(join(dir, 'libs/outer/vendor/inner'), 'rev-parse', 'HEAD')).to.equal(innerHead);
+    });
+
+    it('works over git://, and refuses a file:// submodule there', async () => {
+      const served = await createBareRepo('served');
+      const url = await serveOverGitProtocol(served);
+      const dir = join(runDir('checkout'), 'src');
+      const head = await resolveBranchHead(url, 'main');
+      expect(await checkoutCommit(url, 'main', head, dir)).to.equal(head);
+
+      const local = await createBareRepo('local-only');
+      const withLocal = await commitAndPush(served, 'main', 'add a local submodule', (work) => git(work, 'submodule', 'add', '-q', local.url, 'local'));
+      const error = await failure(checkoutCommit(url, 'main', withLocal, dir));
+      expect(error.message).to.equal(`cannot check out the submodules of ${url}: fatal: transport 'file' not allowed`);
+    });
+
+    it('says when the commit is not on the branch', async () => {
+      const other = await pushCommit(await createBareRepo('elsewhere'), 'main', 'not in our repository');
+      const error = await failure(checkoutCommit(bare.url, 'main', other, join(runDir('checkout'), 'src')));
+      expect(error.kind).to.equal('commit_missing');
+    });
+
+    it('says when the branch is gone', async () => {
+      const error = await failure(checkoutCommit(bare.url, 'gone', 'b'.repeat(40), join(runDir('checkout'), 'src')));
+      expect(error.kind).to.equal('branch_not_found');
+      expect(error.message).to.equal(`branch gone not found in ${bare.url}`);
+    });
+
+    it('refuses a relative folder, the root and an abbreviated sha', async () => {
+      const head = await resolveBranchHead(bare.url, 'main');
+      expect((await failure(checkoutCommit(bare.url, 'main', head, 'relative/dir'))).kind).to.equal('invalid');
+      expect((await failure(checkoutCommit(bare.url, 'main', head, '/'))).kind).to.equal('invalid');
+      expect((await failure(checkoutCommit(bare.url, 'main', head.slice(0, 12), '/tmp/x'))).kind).to.equal('invalid');
+    });
+  });
+});
