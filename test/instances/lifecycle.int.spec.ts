@@ -10,7 +10,8 @@ import { startIdleSweep } from '#services/executor/idleSweep.ts';
 import { silentLogger } from '#shared/log.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
-import { createBareRepo, git, pushCommit, type BareRepo } from '#test/support/bareRepo.ts';
+import { webhookPath } from '#shared/auth/webhookToken.ts';
+import { createBareRepo, git, installPostReceiveHook, pushCommit, type BareRepo } from '#test/support/bareRepo.ts';
 import { instanceClient } from '#test/support/instances.ts';
 import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
@@ -126,6 +127,22 @@ describe('instance lifecycle on the process runtime', function () {
     await client.settled('acme-restored', 'running');
     expect(await installedModules('acme-restored')).to.deep.equal(['base', 'sale', 'stock']);
     expect(readFileSync(instanceLogFile(platform.config.FORJA_DATA_DIR, 'acme-restored', 'db'), 'utf8')).to.match(/neutralized/);
+  });
+
+  it('rebuilds exactly the instances on the branch a real git push names', async () => {
+    const feature = await client.create({ name: 'feature', project: 'acme', erp_version: '17.0', git_repo: repo.url, branch: 'feature/x' });
+    await client.settled(feature.slug, 'running');
+    const featureJob = (await client.get(feature.slug)).job.id;
+    const devJob = (await client.get('acme-dev')).job.id;
+    const { webhookSecret } = resolvePlatformSecrets(platform.config);
+    await installPostReceiveHook(repo, `${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme')}`);
+    const commit = await pushCommit(repo, 'main', 'third');
+    await waitUntil(async () => (await client.get('acme-dev')).job.id !== devJob, 'the push to start a rebuild', 10_000);
+    const rebuilt = await client.settled('acme-dev', 'running');
+    expect(rebuilt).to.include({ commit });
+    expect(rebuilt.job.kind).to.equal('rebuild');
+    expect((await client.get(feature.slug)).job.id, 'the feature/x instance was left alone').to.equal(featureJob);
+    await client.act(feature.slug, 'stop');
   });
 
   it('clones another instance’s database into a new one', async () => {
