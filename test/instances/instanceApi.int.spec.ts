@@ -55,6 +55,13 @@ describe('instance API (no executor)', function () {
     expect(own.git_repo).to.equal('https://git.example/x.git');
   });
 
+  it('creates several instances of a new project at once, all in that one project', async () => {
+    const created = await Promise.all(Array.from({ length: 5 }, (_, i) => create({ name: `burst ${i}`, project: 'Burst Co', erp_version: '17.0' })));
+    expect(created.map((res) => res.status)).to.deep.equal([201, 201, 201, 201, 201]);
+    const projects = new Set((await Promise.all(created.map(out))).map((body) => body.slug.replace(/-burst-\d$/, '')));
+    expect([...projects]).to.deep.equal(['burst-co']);
+  });
+
   it('derives a unique slug', async () => {
     const again = await out(await create({ name: 'Dev', project: 'acme-corp', erp_version: '17.0' }));
     expect(again.slug).to.equal('acme-corp-dev-2');

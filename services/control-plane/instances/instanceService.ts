@@ -10,7 +10,7 @@ import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
 import { gitUrlProblem, sameName, slugify } from '../projects/project.ts';
-import type { ProjectService } from '../projects/projectService.ts';
+import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
 import { instanceSlugCandidates } from './instanceSlug.ts';
 
 /** The create input after schema validation (schemas/api/InstanceCreate.v1.json). */
@@ -43,15 +43,21 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
   const run = (slug: string, command: InstanceCommand, metadata: EventMetadata) => handleCommand(store, instanceDecider, instanceStream(slug), command, { metadata });
 
   /** The project named (or slugged) `reference`, created when there is none. */
-  async function resolveProject(reference: string, metadata: EventMetadata): Promise<{ slug: string; gitRepo: string | null; position?: number }> {
+  async function resolveProject(reference: string, metadata: EventMetadata): Promise<{ slug: string; gitRepo: string | null }> {
     const bySlug = await getProject(readModel, reference.trim());
     if (bySlug) return { slug: bySlug.slug, gitRepo: bySlug.git_repo };
     const { rows } = await listProjects(readModel, { q: reference.trim(), pageSize: 100 });
     const byName = rows.find((row) => sameName(row.name, reference));
     if (byName) return { slug: byName.slug, gitRepo: byName.git_repo };
     if (!slugify(reference)) throw new InstanceInputError('project', 'the project name needs at least one letter or digit');
-    const created = await projects.create(reference, metadata);
-    return { slug: created.slug, gitRepo: null, ...(created.lastGlobalPosition ? { position: created.lastGlobalPosition } : {}) };
+    try {
+      const created = await projects.create(reference, metadata);
+      return { slug: created.slug, gitRepo: null };
+    } catch (error) {
+      // Another request created it a moment ago (several instances of a new project at once).
+      if (!(error instanceof ProjectExistsError)) throw error;
+      return { slug: error.slug, gitRepo: await projects.repositoryOf(error.slug) };
+    }
   }
 
   async function sourceOf(input: InstanceCreateInput): Promise<InstanceSource> {

@@ -1,10 +1,20 @@
-import { DomainError } from '#shared/decider/decider.ts';
+import { DomainError, foldEvents } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
-import { projectStream, sameName, slugify } from './project.ts';
+import { projectStream, sameName, slugify, type ProjectEvent } from './project.ts';
 import { projectDecider, SlugTakenError, type ProjectCommand } from './project.decider.ts';
 
 const MAX_SLUG_TRIES = 50;
+
+/** A project of that name exists already (under `slug`): creating it again is refused. */
+export class ProjectExistsError extends DomainError {
+  constructor(
+    readonly slug: string,
+    name: string,
+  ) {
+    super(`a project named ${name} already exists`);
+  }
+}
 
 /** Project commands: creation finds a free slug; the rest address a project by slug. */
 export function projectService(store: EventStore) {
@@ -26,10 +36,16 @@ export function projectService(store: EventStore) {
           return { slug, name: trimmed, lastGlobalPosition: result.lastGlobalPosition };
         } catch (error) {
           if (!(error instanceof SlugTakenError)) throw error;
-          if (sameName(error.holderName, trimmed)) throw new DomainError(`a project named ${error.holderName} already exists`);
+          if (sameName(error.holderName, trimmed)) throw new ProjectExistsError(slug, error.holderName);
         }
       }
       throw new DomainError(`too many projects with names like ${trimmed}`);
+    },
+    /** The project's repository as its events say (the read model may not show a just-created project yet). */
+    async repositoryOf(slug: string): Promise<string | null> {
+      const { events } = await store.readStream<ProjectEvent>(projectStream(slug));
+      const state = foldEvents(projectDecider, events.map(({ type, data }) => ({ type, data }) as ProjectEvent));
+      return state.status === 'live' ? state.gitRepo : null;
     },
     setRepository: (slug: string, gitRepo: string, metadata: EventMetadata) => run(slug, { type: 'SetProjectRepository', gitRepo: gitRepo.trim() }, metadata),
     delete: (slug: string, confirmName: string, metadata: EventMetadata) => run(slug, { type: 'DeleteProject', confirmName }, metadata),
