@@ -9,6 +9,7 @@ import type { WebContext } from './context.ts';
 import { checkCsrf } from './http/csrf.ts';
 import { errorPages, notFound } from './http/errorPages.ts';
 import { loadSessionUser, route } from './http/route.ts';
+import { instanceRoutes } from './instances/instances.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -46,6 +47,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   loginRoutes(router, ctx);
   for (const add of options.extraRoutes ?? []) add(router);
   projectRoutes(router, ctx);
+  instanceRoutes(router, ctx);
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));

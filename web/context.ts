@@ -16,6 +16,8 @@ export interface WebContext {
   db: Kysely<unknown>;
   controlPlane: ControlPlaneClient;
   settings: WebSettings;
+  /** FORJA_DATA_DIR: instance logs and uploads, shared with the executor (one machine or a shared volume). */
+  dataDir: string;
   webhookSecret: string;
   /** Where git hosts reach the control-plane, for the push hook URL. */
   hookBaseUrl: string;

@@ -1,5 +1,26 @@
 import type { ValidationIssue } from '#shared/http/errors.ts';
 
+/** The body of `POST /internal/instances` (schemas/api/InstanceCreate.v1.json). */
+export interface InstanceCreateBody {
+  name: string;
+  project: string;
+  stage?: string;
+  erp_version: string;
+  edition?: string;
+  modules?: string[];
+  git_repo?: string;
+  branch?: string;
+  clone_from?: string;
+  upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
+}
+
+/** What web reads of an InstanceOut (schemas/api/InstanceOut.v1.json). */
+export interface InstanceOut {
+  slug: string;
+  name: string;
+  status: string;
+}
+
 /** What the control-plane said when it refused a command. */
 export class CommandRefused extends Error {
   override readonly name = 'CommandRefused';
@@ -47,6 +68,9 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     setRepository: (actorId: string, slug: string, gitRepo: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/repository`, { git_repo: gitRepo }, actorId),
     deleteProject: (actorId: string, slug: string, confirmName: string) =>
       post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
+    createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),
+    instanceAction: (actorId: string, slug: string, action: string) => post<InstanceOut>(`/internal/instances/${encodeURIComponent(slug)}/action`, { action }, actorId),
+    purgeInstances: (actorId: string) => post<{ purged: string[] }>('/internal/instances/purge', {}, actorId),
   };
 }
 

@@ -23,6 +23,12 @@ export const webSettingsSchema = {
       description: 'comma-separated e-mail domains allowed to sign in through the identity provider, matched exactly (example.com,example.org); unset = nobody',
     },
     FORJA_OIDC_LABEL: { type: 'string', minLength: 1, default: 'Sign in with your company account', description: 'text of the identity-provider button' },
+    FORJA_UPLOAD_MAX_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      default: 21_474_836_480,
+      description: 'largest upload web takes for an instance (dump and filestore archive together), in bytes; default 20 GiB',
+    },
   },
   required: [],
 } as const satisfies SettingsSchema;
@@ -36,6 +42,7 @@ export interface WebSettings {
   FORJA_OIDC_CLIENT_SECRET?: string;
   FORJA_OIDC_ALLOWED_DOMAINS?: string;
   FORJA_OIDC_LABEL: string;
+  FORJA_UPLOAD_MAX_BYTES: number;
 }
 
 export const loadWebSettings = settingsLoader<WebSettings>(webSettingsSchema);

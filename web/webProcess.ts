@@ -13,6 +13,8 @@ import { controlPlaneClient } from './controlPlaneClient.ts';
 import { sessionMiddleware } from './http/session.ts';
 import { loadWebSettings } from './web.settings.ts';
 
+const UPLOAD_REQUEST_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+
 /** Templates autoescape everything; a template is never built from user input. */
 export function templateEnvironment(): nunjucks.Environment {
   return new nunjucks.Environment(new nunjucks.FileSystemLoader(fileURLToPath(new URL('./templates', import.meta.url)), { noCache: false }), {
@@ -31,6 +33,7 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
     db: infra.db,
     controlPlane: controlPlaneClient(controlPlaneUrl, secrets.serviceToken),
     settings,
+    dataDir: config.FORJA_DATA_DIR,
     webhookSecret: secrets.webhookSecret,
     hookBaseUrl: settings.FORJA_HOOK_BASE_URL ?? controlPlaneUrl,
     templates: templateEnvironment(),
@@ -40,6 +43,8 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   const sessions = await sessionMiddleware(infra.db, infra.pool, secrets.masterKey);
   const app = createWebApp(ctx, { session: sessions.middleware, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
+  // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
+  listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
   return {
     name: 'web',
     url: listening.url,

@@ -14,12 +14,13 @@ const tableRoutes = (process: RouteRule['process']) => rulesOf(process).map((rul
 describe('the authorization table', function () {
   this.timeout(60_000);
   let platform: WebPlatform;
-  const fixture: WalkFixture = { slug: 'walk-target' };
+  const fixture: WalkFixture = { slug: 'walk-target', instance: 'walk-target-walk-instance' };
 
   before(async () => {
     platform = await startWebPlatform();
     const developer = await platform.signedIn('developer');
     expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
+    expect((await developer.post('/instances', { name: 'Walk Instance', project: fixture.slug, erp_version: '18.0' })).location).to.equal(`/instances/${fixture.instance}`);
   });
   after(() => platform?.stop());
 

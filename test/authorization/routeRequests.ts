@@ -2,16 +2,19 @@ import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { USERS } from '#test/support/webPlatform.ts';
 
-/** What the walk works on: a real project, so `:slug` routes reach their handler. */
+/** What the walk works on: a real project and a real instance of it, so `:slug` routes reach their handler. */
 export interface WalkFixture {
   slug: string;
+  instance: string;
 }
+
+const INSTANCE_PATH = /^\/(api\/v1\/|internal\/)?instances\//;
 
 export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): string => `${rule.process} ${rule.method} ${rule.path}`;
 
 /** The route's path with real values for its parameters. */
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
-  const values: Record<string, string> = { slug: fixture.slug, file: 'init.js' };
+  const values: Record<string, string> = { slug: INSTANCE_PATH.test(rule.path) ? fixture.instance : fixture.slug, file: 'init.js' };
   return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
@@ -31,6 +34,12 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'web POST /projects': () => ({ name: unique('web project') }),
   'web POST /projects/:slug/repo': () => ({ git_repo: 'https://git.example.com/walk/erp.git' }),
   'web POST /projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
+  'web POST /instances': () => ({ name: unique('web instance'), project: 'Walk Target', erp_version: '18.0' }),
+  // Not multipart: refused with 422 after the guard, which is all the walk needs to see.
+  'web POST /instances/upload': () => ({ name: unique('web upload'), project: 'Walk Target', erp_version: '18.0' }),
+  'web POST /instances/purge': () => ({}),
+  // The walk's instance is busy with its provisioning job: refused with 409, so it stays as it is.
+  'web POST /instances/:slug/action': () => ({ action: 'start' }),
   'control-plane POST /api/v1/projects': () => ({ name: unique('api project') }),
   'control-plane PUT /api/v1/projects/:slug/repository': () => ({ git_repo: 'git@git.example.com:walk/erp.git' }),
   'control-plane POST /internal/auth/verify': () => ({ email: USERS.viewer, password: PASSWORD }),
@@ -38,6 +47,11 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/projects': () => ({ name: unique('internal project') }),
   'control-plane POST /internal/projects/:slug/repository': () => ({ git_repo: 'ssh://git.example.com/walk/erp.git' }),
   'control-plane POST /internal/projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
+  'control-plane POST /api/v1/instances': () => ({ name: unique('api instance'), project: 'walk-target', erp_version: '18.0' }),
+  'control-plane POST /api/v1/instances/:slug/action': () => ({ action: 'start' }),
+  'control-plane POST /internal/instances': () => ({ name: unique('internal instance'), project: 'walk-target', erp_version: '18.0' }),
+  'control-plane POST /internal/instances/purge': () => ({}),
+  'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
 };
 
 /** The body to send to `rule` as the user with `email` (undefined: nobody signed in); GETs send none. */
@@ -50,3 +64,6 @@ export function bodyFor(rule: RouteRule, email?: string): Record<string, string>
 
 /** Routes that exist only when an identity provider is configured (the walk's web runs without one). */
 export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web GET /auth/idp/callback']);
+
+/** Routes answering with an endless event stream: the walk reads their status and headers, then hangs up. */
+export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream']);

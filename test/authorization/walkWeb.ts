@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
+import { openEventStream } from '#test/support/sseClient.ts';
 import { USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { textOf, type WebResponse, type WebSession } from '#test/support/webSession.ts';
-import { bodyFor, concretePath, IDENTITY_PROVIDER_ROUTES, ruleKey, type WalkFixture } from './routeRequests.ts';
+import { bodyFor, concretePath, IDENTITY_PROVIDER_ROUTES, ruleKey, STREAMING_ROUTES, type WalkFixture } from './routeRequests.ts';
 import { verdict, type Who } from './verdict.ts';
 
 /** A fresh session for `who`, so routes that end or replace a session (logout, login) affect no other check. */
@@ -13,7 +14,14 @@ async function sessionOf(platform: WebPlatform, who: Who): Promise<WebSession> {
   return visitor;
 }
 
-function send(session: WebSession, rule: RouteRule, path: string, who: Who, headers: Record<string, string> = {}): Promise<WebResponse> {
+async function send(platform: WebPlatform, session: WebSession, rule: RouteRule, path: string, who: Who, headers: Record<string, string> = {}): Promise<WebResponse> {
+  if (STREAMING_ROUTES.has(ruleKey(rule))) {
+    const stream = await openEventStream(platform.web, session, path, headers);
+    const streaming = (stream.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    const html = streaming ? '' : await stream.text();
+    stream.close();
+    return { status: stream.status, headers: stream.headers, location: stream.headers.get('location'), setCookies: [], html };
+  }
   const body = bodyFor(rule, who === 'anonymous' ? undefined : USERS[who]);
   return body ? session.post(path, body, { headers }) : session.get(path, headers);
 }
@@ -23,13 +31,13 @@ export async function checkWebRoute(platform: WebPlatform, rule: RouteRule, who:
   const path = concretePath(rule, fixture);
   const what = `${ruleKey(rule)} as ${who}`;
   const session = await sessionOf(platform, who);
-  const res = await send(session, rule, path, who);
+  const res = await send(platform, session, rule, path, who);
   const signInPage = `/login?next=${encodeURIComponent(path)}`;
   switch (verdict(rule.access, who)) {
     case 'challenged': {
       expect(res.status, what).to.equal(303);
       expect(res.location, what).to.equal(signInPage);
-      const htmx = await send(session, rule, path, who, { 'hx-request': 'true' });
+      const htmx = await send(platform, session, rule, path, who, { 'hx-request': 'true' });
       expect(htmx.status, `${what} (htmx)`).to.equal(401);
       expect(htmx.headers.get('hx-redirect'), `${what} (htmx)`).to.equal(signInPage);
       break;

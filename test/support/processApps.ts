@@ -35,6 +35,7 @@ export function webApp(platform: TestPlatform): Express {
       FORJA_OIDC_CLIENT_SECRET: 'secret',
       FORJA_OIDC_ALLOWED_DOMAINS: 'example.com',
     }),
+    dataDir: platform.config.FORJA_DATA_DIR,
     webhookSecret: secrets.webhookSecret,
     hookBaseUrl: controlPlaneUrl,
     templates: templateEnvironment(),

@@ -8,15 +8,37 @@ export function csrfToken(req: Request): string {
   return req.session.csrfToken;
 }
 
+/** Whether `presented` is the session's token. */
+export function csrfTokenMatches(req: Request, presented: string): boolean {
+  const expected = req.session?.csrfToken;
+  return expected !== undefined && presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+}
+
+export const CSRF_REFUSED = 'This form has expired or did not come from Forja. Go back, reload the page and try again.';
+
+/**
+ * Paths whose handler streams a multipart body and checks its leading `_csrf` field itself before
+ * keeping anything (a multipart body is not parsed before the handler, so this check cannot see the
+ * field). Only these paths are let through without the header; any other multipart POST is refused.
+ */
+const multipartPaths = new Set<string>();
+
+export function checkCsrfInHandler(path: string): void {
+  multipartPaths.add(path);
+}
+
 /**
  * Synchronizer-token check on every POST: the `_csrf` field (plain forms) or the `X-CSRF-Token`
  * header (htmx requests) must equal the session's token.
  */
-export function checkCsrf(req: Request, _res: Response, next: NextFunction): void {
+export function checkCsrf(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST') return next();
-  const expected = req.session.csrfToken;
+  const header = req.get('x-csrf-token');
+  if (header === undefined && req.is('multipart/form-data') && multipartPaths.has(req.path)) {
+    res.locals['csrfInBody'] = true;
+    return next();
+  }
   const body = req.body as Record<string, unknown> | undefined;
-  const presented = req.get('x-csrf-token') ?? (typeof body?.['_csrf'] === 'string' ? body['_csrf'] : '');
-  const ok = expected !== undefined && presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
-  next(ok ? undefined : new HttpError(403, 'This form has expired or did not come from Forja. Go back, reload the page and try again.'));
+  const presented = header ?? (typeof body?.['_csrf'] === 'string' ? body['_csrf'] : '');
+  next(csrfTokenMatches(req, presented) ? undefined : new HttpError(403, CSRF_REFUSED));
 }

@@ -13,9 +13,10 @@ export function wantsPartial(req: Request): boolean {
  */
 export function render(ctx: WebContext, req: Request, res: Response, page: string, data: Record<string, unknown> = {}, partial?: string): void {
   res.vary('HX-Request');
-  const flash = req.session?.flash ?? [];
-  if (req.session) req.session.flash = [];
   const template = partial && wantsPartial(req) ? partial : page;
+  // Partials show no messages: a search or a status block's poll must not use up the next page's.
+  const flash = template === page ? (req.session?.flash ?? []) : [];
+  if (req.session && template === page) req.session.flash = [];
   res.type('html').send(
     ctx.templates.render(template, {
       user: res.locals['user'],

@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { listInstances } from '#projections/instances/instanceList.ts';
 import { getProject } from '#projections/projects/projectDetail.ts';
 import { listProjects } from '#projections/projects/projectList.ts';
 import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
@@ -30,10 +31,12 @@ async function showDetail(ctx: WebContext, req: Request, res: Response, forms: R
   const project = await getProject(ctx.readModel, slug);
   if (!project) throw new HttpError(404, `There is no project ${slug}. It may have been deleted.`);
   const role = userOf(res).role;
+  const instances = await listInstances(ctx.readModel, { project: slug, pageSize: 50 });
   // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
   if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/projects/${slug}`);
   render(ctx, req, res, 'projects/detail.njk', {
     project,
+    instances,
     forms,
     canEdit: roleAtLeast(role, 'developer'),
     canDelete: roleAtLeast(role, 'admin'),

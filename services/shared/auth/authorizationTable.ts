@@ -68,6 +68,17 @@ export const authorizationTable: readonly RouteRule[] = [
   web('GET', '/projects/:slug', 'viewer'),
   web('POST', '/projects/:slug/repo', 'developer'),
   web('POST', '/projects/:slug/delete', 'admin'),
+  web('GET', '/instances', 'viewer'),
+  web('POST', '/instances', 'developer'),
+  web('GET', '/instances/new', 'developer'),
+  web('GET', '/instances/upload', 'developer'),
+  web('POST', '/instances/upload', 'developer'),
+  web('POST', '/instances/purge', 'admin'),
+  web('GET', '/instances/:slug', 'viewer'),
+  web('POST', '/instances/:slug/action', 'developer'),
+  web('GET', '/instances/:slug/logs', 'viewer'),
+  web('GET', '/instances/:slug/logs/stream', 'viewer'),
+  web('GET', '/instances/:slug/logs/download', 'viewer'),
 ];
 
 export function ruleFor(process: RouteRule['process'], method: Method, path: string): RouteRule {

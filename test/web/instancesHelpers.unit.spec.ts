@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { CommandRefused } from '#web/controlPlaneClient.ts';
+import { actionsFor } from '#web/instances/instanceActions.ts';
+import { createBody, errorsByField, FORM_DEFAULTS, moduleList } from '#web/instances/instanceForm.ts';
+import { formatDuration } from '#web/instances/instanceView.ts';
+import { dumpFormatOf, formatBytes, isArchive } from '#web/instances/uploadReceiver.ts';
+
+describe('web: instance helpers', () => {
+  it('tells a pg_dump custom archive from plain SQL by the first bytes, and refuses the rest', () => {
+    expect(dumpFormatOf(Buffer.from('PGDMP\x01\x0e\x00\x04\x08', 'latin1'))).to.equal('custom');
+    expect(dumpFormatOf(Buffer.from('--\n-- PostgreSQL database dump\n--\nCOPY t (a) FROM stdin;\n1\tAcmé\r\n\\.\n'))).to.equal('plain');
+    expect(dumpFormatOf(Buffer.from([0x1f, 0x8b, 8, 0]))).to.deep.equal({ refused: 'not a pg_dump custom or plain SQL file (it is gzip-compressed: decompress it first)' });
+    const tar = Buffer.alloc(512);
+    tar.write('ustar', 257, 'latin1');
+    tar.write('dump.sql', 0, 'latin1');
+    expect(dumpFormatOf(tar)).to.deep.equal({ refused: 'not a pg_dump custom or plain SQL file (it is a tar archive: use pg_dump -Fc or plain SQL)' });
+    expect(dumpFormatOf(Buffer.from([0x00, 0x01, 0x41]))).to.deep.equal({ refused: 'not a pg_dump custom or plain SQL file' });
+    expect(dumpFormatOf(Buffer.alloc(0))).to.deep.equal({ refused: 'the dump file is empty' });
+  });
+
+  it('accepts zip, tar and gzip filestore archives', () => {
+    const tar = Buffer.alloc(512);
+    tar.write('ustar', 257, 'latin1');
+    expect([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1'), Buffer.from([0x1f, 0x8b]), tar].map(isArchive)).to.deep.equal([true, true, true, true]);
+    expect(isArchive(Buffer.from('filestore/'))).to.equal(false);
+  });
+
+  it('writes sizes and durations as people read them', () => {
+    expect([20 * 2 ** 30, 512 * 2 ** 20, 4096, 12].map(formatBytes)).to.deep.equal(['20 GiB', '512 MiB', '4 KiB', '12 bytes']);
+    expect([850, 4200, 187_000, 3_720_000].map(formatDuration)).to.deep.equal(['850 ms', '4.2 s', '3 min 07 s', '1 h 02 min']);
+  });
+
+  it('offers the actions that fit the status, only destroy while a job runs', () => {
+    expect(actionsFor('running', false)).to.deep.equal(['stop', 'restart', 'rebuild', 'destroy']);
+    expect(actionsFor('stopped', false)).to.deep.equal(['start', 'rebuild', 'destroy']);
+    expect(actionsFor('failed', false)).to.deep.equal(['restart', 'rebuild', 'destroy']);
+    expect(actionsFor('running', true)).to.deep.equal(['destroy']);
+    expect(actionsFor('destroyed', false)).to.deep.equal([]);
+  });
+
+  it('builds the create body: modules split, empty optional fields left to the defaults', () => {
+    expect(moduleList(' sale, stock\n l10n_ar,,')).to.deep.equal(['sale', 'stock', 'l10n_ar']);
+    expect(createBody({ ...FORM_DEFAULTS, name: ' Dev ', project: ' acme ', stage: '', edition: '', branch: ' ', modules: 'stock' })).to.deep.equal({ name: 'Dev', project: 'acme', erp_version: '19.0', modules: ['stock'] });
+    expect(createBody({ ...FORM_DEFAULTS, name: 'x', project: 'y', git_repo: ' git@h:r.git ', clone_from: 'acme-prod' })).to.include({ git_repo: 'git@h:r.git', clone_from: 'acme-prod', branch: 'main' });
+  });
+
+  it('puts each refusal next to its field, in words, and the rest on the form', () => {
+    const body = createBody({ ...FORM_DEFAULTS, name: 'x', project: 'y', modules: 'stock Bad' });
+    const refusal = new CommandRefused(422, [
+      { loc: ['body', 'modules', 1], msg: 'must match pattern "^[a-z]…"', type: 'value_error.pattern' },
+      { loc: ['body', 'git_repo'], msg: 'the URL contains spaces', type: 'value_error' },
+      { loc: ['body', 'upload', 'upload_id'], msg: 'must be a uuid', type: 'value_error.format' },
+    ]);
+    expect(errorsByField(refusal, body)).to.deep.equal({
+      modules: '“Bad” is not a technical module name: a lowercase letter, then lowercase letters, digits or _',
+      git_repo: 'the URL contains spaces',
+      _form: 'upload.upload_id: must be a uuid',
+    });
+    expect(errorsByField(new CommandRefused(409, 'project acme already has a production instance'), body)).to.deep.equal({ _form: 'project acme already has a production instance' });
+  });
+});
