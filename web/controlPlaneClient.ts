@@ -67,7 +67,7 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     createProject: (actorId: string, name: string) => post<{ slug: string; name: string }>('/internal/projects', { name }, actorId),
     setRepository: (actorId: string, slug: string, gitRepo: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/repository`, { git_repo: gitRepo }, actorId),
     deleteProject: (actorId: string, slug: string, confirmName: string) =>
-      post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
+      post<{ slug: string; destroyed: string[] }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
     createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),
     instanceAction: (actorId: string, slug: string, action: string) => post<InstanceOut>(`/internal/instances/${encodeURIComponent(slug)}/action`, { action }, actorId),
     purgeInstances: (actorId: string) => post<{ purged: string[] }>('/internal/instances/purge', {}, actorId),

@@ -185,6 +185,28 @@ describe('instance lifecycle on the process runtime', function () {
   });
 });
 
+describe('deleting a project', function () {
+  this.timeout(60_000);
+  it('destroys its instances', async () => {
+    const platform = await startTestPlatform();
+    try {
+      await platform.createUser('admin@example.com', 'admin');
+      const client = instanceClient(platform.urls.controlPlane!, 'admin@example.com');
+      const instance = await client.create({ name: 'one', project: 'Doomed', erp_version: '17.0' });
+      const res = await fetch(`${platform.urls.controlPlane}/internal/projects/doomed/delete`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${resolvePlatformSecrets(platform.config).serviceToken}`, 'content-type': 'application/json', 'x-forja-actor': await userId(platform, 'admin@example.com') },
+        body: JSON.stringify({ confirm_name: 'Doomed' }),
+      });
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ slug: 'doomed', deleted: true, destroyed: [instance.slug] });
+      expect((await client.get(instance.slug)).job).to.include({ kind: 'destroy', active: true });
+    } finally {
+      await platform.stop();
+    }
+  });
+});
+
 async function userId(platform: TestPlatform, email: string): Promise<string> {
   const row = await platform.infra.db.withSchema('read_model').selectFrom('users').select('user_id').where('email', '=', email).executeTakeFirstOrThrow();
   return row.user_id as string;

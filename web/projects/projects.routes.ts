@@ -87,8 +87,8 @@ export function projectRoutes(router: Router, ctx: WebContext): void {
     const slug = String(req.params['slug']);
     const confirmName = String((req.body as { confirm_name?: string }).confirm_name ?? '');
     try {
-      await ctx.controlPlane.deleteProject(userOf(res).user_id, slug, confirmName);
-      flash(req, 'success', `Project deleted.`);
+      const { destroyed } = await ctx.controlPlane.deleteProject(userOf(res).user_id, slug, confirmName);
+      flash(req, 'success', destroyed.length ? `Project deleted; its ${destroyed.length} instance(s) are being destroyed.` : 'Project deleted.');
       seeOther(res, '/projects');
     } catch (error) {
       const why = refused(error);

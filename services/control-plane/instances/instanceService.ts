@@ -112,6 +112,19 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
 
     action: (slug: string, action: InstanceAction, metadata: EventMetadata) => run(slug, { type: 'RequestAction', action, jobId: randomUUID(), reason: 'user' }, metadata),
 
+    /** Destroys every live instance of a project (the project is being deleted); returns their slugs. */
+    async destroyProjectInstances(projectSlug: string, metadata: EventMetadata) {
+      const destroyed: string[] = [];
+      let lastGlobalPosition: number | undefined;
+      for (const row of await allInstances(readModel, { project: projectSlug })) {
+        if (row.status === 'destroyed') continue;
+        const result = await run(row.slug, { type: 'RequestAction', action: 'destroy', jobId: randomUUID(), reason: 'user' }, metadata);
+        lastGlobalPosition = result.lastGlobalPosition ?? lastGlobalPosition;
+        destroyed.push(row.slug);
+      }
+      return { destroyed, lastGlobalPosition };
+    },
+
     /** Purges every destroyed instance's record; returns their slugs. */
     async purgeDestroyed(metadata: EventMetadata) {
       const destroyed = await allInstances(readModel, { status: 'destroyed' });

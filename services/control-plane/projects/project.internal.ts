@@ -24,8 +24,11 @@ export function projectInternal(router: Router, ctx: ControlPlaneContext): void 
 
   route(router, ctx, 'POST', '/internal/projects/:slug/delete', validateSlug, validateBody('api/ProjectDelete.v1.json'), async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);
-    const result = await ctx.projects.delete(slug, (req.body as { confirm_name: string }).confirm_name, commandMetadata(req, actingUser(res.locals)));
-    await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
-    res.json({ slug, deleted: true });
+    const metadata = commandMetadata(req, actingUser(res.locals));
+    const result = await ctx.projects.delete(slug, (req.body as { confirm_name: string }).confirm_name, metadata);
+    // Its instances go with it: each gets a destroy job (server, database and files removed).
+    const instances = await ctx.instances.destroyProjectInstances(slug, metadata);
+    await ctx.waitForProjections(instances.lastGlobalPosition ?? result.lastGlobalPosition, [...PROJECT_READ_MODELS, 'instance_list', 'instance_detail']);
+    res.json({ slug, deleted: true, destroyed: instances.destroyed });
   });
 }
