@@ -1,6 +1,7 @@
 import { getProject, type ProjectDetailRow } from '#projections/projects/projectDetail.ts';
 import { listProjects } from '#projections/projects/projectList.ts';
 import type { Role } from '#shared/auth/roles.ts';
+import type { StartProcess } from '#shared/platform/process.ts';
 import { startWebProcess } from '#web/webProcess.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { webSession, type WebSession } from './webSession.ts';
@@ -29,13 +30,14 @@ export interface WebPlatform extends TestPlatform {
 /**
  * The projector, control-plane and web on a fresh database, with the users of `USERS`. Web
  * settings come from the environment when web starts, so `webEnv` is set just for its start.
+ * `extra` starts more processes after web (an executor, …) on the same infrastructure.
  */
-export async function startWebPlatform(webEnv: Record<string, string> = {}): Promise<WebPlatform> {
+export async function startWebPlatform(webEnv: Record<string, string> = {}, extra: StartProcess[] = []): Promise<WebPlatform> {
   const saved = Object.fromEntries(Object.keys(webEnv).map((name) => [name, process.env[name]]));
   Object.assign(process.env, webEnv);
   let platform: TestPlatform;
   try {
-    platform = await startTestPlatform([startWebProcess]);
+    platform = await startTestPlatform([startWebProcess, ...extra]);
   } finally {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
