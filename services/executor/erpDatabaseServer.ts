@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { startPostgresCluster } from '#shared/local/postgresCluster.ts';
+import { parsePgUrl } from './database/pgServer.ts';
 import type { ErpDatabaseServer } from './runtime/runtime.ts';
 
 export interface ErpDatabaseServerHandle {
@@ -10,15 +11,10 @@ export interface ErpDatabaseServerHandle {
   close(): Promise<void>;
 }
 
-/** host, port, user and password of a postgres:// URL, as the ERP's --db_* options take them. */
+/** host, port, user and password of the admin URL, as the ERP's --db_* options take them. */
 export function serverOf(url: string): ErpDatabaseServer {
-  const parsed = new URL(url);
-  return {
-    host: parsed.hostname || '127.0.0.1',
-    port: Number(parsed.port || 5432),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-  };
+  const { host, port, user, password } = parsePgUrl(url);
+  return { host, port: Number(port), user, password };
 }
 
 /**
@@ -27,7 +23,10 @@ export function serverOf(url: string): ErpDatabaseServer {
  * store (architecture §4).
  */
 export async function openErpDatabaseServer(url: string | undefined, dataDir: string): Promise<ErpDatabaseServerHandle> {
-  if (url) return { adminUrl: url, server: serverOf(url), describe: `instance databases on ${serverOf(url).host}:${serverOf(url).port}`, close: async () => {} };
+  if (url) {
+    const server = serverOf(url);
+    return { adminUrl: url, server, describe: `instance databases on ${server.host}:${server.port}`, close: async () => {} };
+  }
   const dir = join(dataDir, 'erp-postgres');
   const cluster = await startPostgresCluster(dir, 'postgres');
   return {

@@ -12,7 +12,7 @@ import type { Logger } from '#shared/log.ts';
 import { instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
-import { logTail } from './jobs/logTail.ts';
+import { logTail } from './logTail.ts';
 import type { Runtime } from './runtime/runtime.ts';
 
 /**
@@ -23,7 +23,7 @@ import type { Runtime } from './runtime/runtime.ts';
 export function reportUnexpectedExits(options: { store: EventStore; runtime: Runtime; dataDir: string; logger: Logger }) {
   const report = async (slug: string, exitCode: number | null) => {
     const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString() };
-    const tail = await logTail(instanceLogFile(options.dataDir, slug, 'erp'));
+    const tail = logTail(instanceLogFile(options.dataDir, slug, 'erp'));
     const result = await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'ReportProcessExit', exitCode, logTail: tail }, { metadata });
     if (result.events.length) options.logger.warn({ slug, exitCode }, 'ERP exited unexpectedly; instance marked failed');
   };

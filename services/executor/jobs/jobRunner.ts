@@ -10,7 +10,7 @@ import { instanceStream, type InstanceEvent, type LiveInstance } from '#services
 import { databaseName } from '../database/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
 import { jobLog } from './jobLog.ts';
-import { logTail } from './logTail.ts';
+import { logTail } from '../logTail.ts';
 import type { StepEnvironment } from './stepEnvironment.ts';
 import { DATABASE_STEPS, STEPS } from './steps.ts';
 
@@ -69,7 +69,7 @@ export async function runJob(message: WorkMessage, env: JobEnvironment, signal: 
   const reportFailure = async (step: string, error: unknown, durationMs: number) => {
     const reason = (error as Error).message;
     await erpLog(`${step} failed: ${reason}`);
-    const tail = (error as { logTail?: string[] }).logTail ?? (await logTail(instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step) ? 'db' : 'erp')));
+    const tail = (error as { logTail?: string[] }).logTail ?? logTail(instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step) ? 'db' : 'erp'));
     env.logger.warn({ slug, jobId, step, err: error }, 'step failed');
     await send({ type: 'FailStep', jobId, step, durationMs, error: reason, logTail: tail }).catch((failure: unknown) => {
       if (!(failure instanceof JobSupersededError)) throw failure;

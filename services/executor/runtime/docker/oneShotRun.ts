@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type Docker from 'dockerode';
+import { fileSize, logTail } from '../../logTail.ts';
 import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
 import { containerLogLines, tolerating } from './engine.ts';
 import { oneShotContainer, type NetworkMode } from './erpContainer.ts';
@@ -33,36 +33,9 @@ export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpIma
     signal?.throwIfAborted();
     if (code === 0) return;
     const output = containerLogLines(await container.logs({ stdout: true, stderr: true, follow: false, tail: TAIL_LINES }));
-    throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.logFile, logStart), ...output].slice(-TAIL_LINES));
+    throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.logFile, { from: logStart }), ...output].slice(-TAIL_LINES));
   } finally {
     signal?.removeEventListener('abort', kill);
     await tolerating([404, 409], () => container.remove({ force: true }));
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Non-empty lines written to `path` since offset `from` (at most its last 64 KiB). */
-function logTail(path: string, from: number): string[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const size = statSync(path).size;
-    const start = Math.max(size < from ? 0 : from, size - 64 * 1024);
-    const buffer = Buffer.alloc(size - start);
-    readSync(fd, buffer, 0, buffer.length, start);
-    return buffer.toString('utf8').split('\n').filter((line) => line.trim() !== '').slice(-TAIL_LINES);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ErpRunSpec } from '../runtime.ts';
 import { erpEnv } from './erpCommand.ts';
@@ -45,35 +45,4 @@ export async function waitUntilGone(record: PidRecord, timeoutMs: number): Promi
     await new Promise((resolveLater) => setTimeout(resolveLater, 50));
   }
   return true;
-}
-
-export function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** The last `count` non-empty lines written to `path` since `from` (at most the last 64 KiB). */
-export function logTail(path: string, from: number, count = 20): string[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(size < from ? 0 : from, size - 64 * 1024);
-    const buffer = Buffer.alloc(size - start);
-    readSync(fd, buffer, 0, buffer.length, start);
-    return buffer
-      .toString('utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .slice(-count);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -2,7 +2,8 @@ import { basename, resolve } from 'node:path';
 import { freePort } from '#shared/local/freePort.ts';
 import { ErpRunError, type ErpRunSpec, type Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
-import { fileSize, logTail, signalGroup, spawnErp, waitUntilGone } from './erpProcess.ts';
+import { fileSize, logTail } from '../../logTail.ts';
+import { signalGroup, spawnErp, waitUntilGone } from './erpProcess.ts';
 import { isServerAlive, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
 import { Supervisor, type ExitListener } from './supervisor.ts';
 
@@ -78,7 +79,7 @@ export class ProcessRuntime implements Runtime {
     signal?.removeEventListener('abort', kill);
     signal?.throwIfAborted();
     if (code === 0) return;
-    throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, logStart));
+    throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, { from: logStart }));
   }
 
   start(spec: ErpRunSpec): Promise<{ url: string }> {
