@@ -21,7 +21,7 @@ export const executorSettingsSchema = {
       pattern: '^postgres(ql)?://',
       description: "PostgreSQL server for the instances' databases, as a user allowed to create databases; unset = a private cluster under FORJA_DATA_DIR/erp-postgres",
     },
-    FORJA_DOCKER_SOCKET: { type: 'string', minLength: 1, default: '/var/run/docker.sock', description: 'docker runtime: unix socket of the Docker Engine API (podman system service works)' },
+    FORJA_DOCKER_SOCKET: { type: 'string', minLength: 1, default: '/var/run/docker.sock', isPath: true, description: 'docker runtime: unix socket of the Docker Engine API (podman system service works)' },
     FORJA_DOCKER_IMAGE: {
       type: 'string',
       minLength: 1,

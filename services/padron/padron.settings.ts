@@ -8,6 +8,7 @@ export const padronSettingsSchema = {
     FORJA_PADRON_SALTA_RATES: {
       type: 'string',
       minLength: 1,
+      isPath: true,
       description: "YAML or JSON file with Salta's rate table (CM/JU × RA/RB/SR → P and R rates); needed to import Salta's risk file",
     },
     FORJA_PADRON_RATE_LIMIT: {

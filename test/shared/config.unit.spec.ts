@@ -1,17 +1,28 @@
 import { spawnSync } from 'node:child_process';
+import { isAbsolute, resolve } from 'node:path';
 import { expect } from 'chai';
+import { loadExecutorSettings } from '#services/executor/executor.settings.ts';
+import { loadPadronSettings } from '#services/padron/padron.settings.ts';
 import { ConfigError, loadConfig } from '#shared/config/config.ts';
 
 describe('configuration', () => {
   it('fills defaults for an empty environment', () => {
     const config = loadConfig({});
-    expect(config).to.include({ FORJA_DATA_DIR: '.data', FORJA_CONTROL_PLANE_PORT: 8080, FORJA_WEB_PORT: 8081, FORJA_PADRON_PORT: 8082, LOG_LEVEL: 'info', FORJA_LOCAL_NATS: false });
+    expect(config).to.include({ FORJA_DATA_DIR: resolve('.data'), FORJA_CONTROL_PLANE_PORT: 8080, FORJA_WEB_PORT: 8081, FORJA_PADRON_PORT: 8082, LOG_LEVEL: 'info', FORJA_LOCAL_NATS: false });
     expect(config.DATABASE_URL).to.equal(undefined);
   });
 
   it('reads and converts values, treating empty ones as unset', () => {
     const config = loadConfig({ FORJA_WEB_PORT: '9001', FORJA_LOCAL_NATS: 'true', DATABASE_URL: 'postgres://u@127.0.0.1/db', LOG_LEVEL: ' ' });
     expect(config).to.include({ FORJA_WEB_PORT: 9001, FORJA_LOCAL_NATS: true, DATABASE_URL: 'postgres://u@127.0.0.1/db', LOG_LEVEL: 'info' });
+  });
+
+  it('makes every path setting absolute once, so no process sees a relative path', () => {
+    expect(isAbsolute(loadConfig({}).FORJA_DATA_DIR)).to.equal(true);
+    expect(loadConfig({ FORJA_DATA_DIR: 'var/forja' }).FORJA_DATA_DIR).to.equal(resolve('var/forja'));
+    expect(loadConfig({ FORJA_DATA_DIR: '/srv/forja' }).FORJA_DATA_DIR).to.equal('/srv/forja');
+    expect(loadExecutorSettings({ FORJA_DOCKER_SOCKET: 'run/podman.sock' }).FORJA_DOCKER_SOCKET).to.equal(resolve('run/podman.sock'));
+    expect(loadPadronSettings({ FORJA_PADRON_SALTA_RATES: 'salta.yaml' }).FORJA_PADRON_SALTA_RATES).to.equal(resolve('salta.yaml'));
   });
 
   it('ignores variables that are not Forja settings', () => {

@@ -48,7 +48,7 @@ export const configSchema = {
       pattern: '^https?://',
       description: 'where web reaches the control-plane; unset = http://127.0.0.1:FORJA_CONTROL_PLANE_PORT',
     },
-    FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', description: 'folder for the private database, blobs and logs' },
+    FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', isPath: true, description: 'folder for the private database, blobs and logs' },
     FORJA_HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'address the HTTP processes listen on' },
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
     FORJA_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8081, description: 'web port' },

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { configSchema, type Config } from './config.schema.ts';
 import type { SettingsSchema } from './settingsSchema.ts';
@@ -12,10 +13,12 @@ export class ConfigError extends Error {
 
 
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: true });
+ajv.addKeyword({ keyword: 'isPath', schemaType: 'boolean' });
 
 /**
  * A loader for one group of settings: reads the schema's variables from the environment, converts
- * and validates them. Empty variables count as unset, so `FOO= npm start` falls back to the default.
+ * and validates them, and makes path settings absolute (against the working directory at load).
+ * Empty variables count as unset, so `FOO= npm start` falls back to the default.
  * The core settings are `loadConfig`; a process with settings of its own defines them beside it.
  */
 export function settingsLoader<T>(schema: SettingsSchema): (env?: NodeJS.ProcessEnv) => T {
@@ -27,6 +30,10 @@ export function settingsLoader<T>(schema: SettingsSchema): (env?: NodeJS.Process
       if (value !== undefined && value.trim() !== '') candidate[name] = value.trim();
     }
     if (!validate(candidate)) throw new ConfigError(describe(schema, validate.errors?.[0], env));
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const value = candidate[name];
+      if (property.isPath && typeof value === 'string') candidate[name] = resolve(value);
+    }
     return candidate as unknown as T;
   };
 }
