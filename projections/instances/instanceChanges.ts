@@ -28,6 +28,7 @@ export const INSTANCE_EVENT_TYPES = [
   'InstanceJobSucceeded',
   'InstanceProcessExited',
   'InstancePurged',
+  'InstanceRebuildDeferred',
 ] as const;
 
 /** What an event changes in the InstanceOut columns: a whole row (requested), a patch, or deletion (purged). */
@@ -72,6 +73,8 @@ export function instanceChange(recorded: RecordedEvent): InstanceChange {
       return { patch: { status: 'failed', last_error: `the ERP process exited${event.data.exitCode === null ? '' : ` with code ${event.data.exitCode}`}`, updated_at: at } };
     case 'InstancePurged':
       return { purge: true };
+    case 'InstanceRebuildDeferred':
+      return { patch: { updated_at: at } };
     default:
       return null;
   }

@@ -11,7 +11,16 @@ export interface InstanceDetailTable extends InstanceOutColumns {
   runtime: string | null;
   /** True when the ERP is Forja's stand-in, not a real ERP. */
   standin: boolean;
+  /** The commit checked out: what the ERP runs. */
   commit: string | null;
+  /** The branch head last seen (git or a push); differs from `commit` when the instance is behind. */
+  branch_head: string | null;
+  /** The ERP's port on 127.0.0.1, kept across stops and starts once chosen. */
+  port: number | null;
+  /** A database was created for it (until destroyed): `start` and `restart` have something to run. */
+  provisioned: boolean;
+  /** A push arrived during the current job: a rebuild follows when the job ends. */
+  rebuild_pending: boolean;
   job_id: string;
   job_kind: string;
   job_active: boolean;
@@ -50,6 +59,10 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
           runtime: null,
           standin: false,
           commit: null,
+          branch_head: null,
+          port: null,
+          provisioned: false,
+          rebuild_pending: false,
           job_id: event.data.jobId,
           job_kind: 'provision',
           job_active: true,
@@ -61,16 +74,25 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
       if (!('patch' in change)) continue;
       const patch: Partial<InstanceDetailTable> = { ...change.patch };
       if (event.type === 'InstanceActionRequested') {
-        Object.assign(patch, { job_id: event.data.jobId, job_kind: event.data.action, job_active: true });
-        if (event.data.reason !== 'idle') patch.last_action_at = at;
+        Object.assign(patch, { job_id: event.data.jobId, job_kind: event.data.action, job_active: true, rebuild_pending: false });
+        if (event.data.headCommit) patch.branch_head = event.data.headCommit;
+        if (event.data.reason !== 'idle' && event.data.reason !== 'boot') patch.last_action_at = at;
+      }
+      if (event.type === 'InstanceRebuildDeferred') {
+        patch.rebuild_pending = true;
+        if (event.data.headCommit) patch.branch_head = event.data.headCommit;
       }
       if (event.type === 'InstanceStepCompleted') {
         const { facts } = event.data;
         if (facts.runtime) patch.runtime = facts.runtime;
         if (facts.standin !== undefined) patch.standin = facts.standin;
         if (facts.commit) patch.commit = facts.commit;
+        if (facts.branchHead) patch.branch_head = facts.branchHead;
+        if (facts.port) patch.port = facts.port;
+        if (event.data.step === 'database') patch.provisioned = true;
       }
       if (event.type === 'InstanceStepFailed' || event.type === 'InstanceJobSucceeded') patch.job_active = false;
+      if (event.type === 'InstanceJobSucceeded' && event.data.status === 'destroyed') patch.provisioned = false;
       await trx.updateTable('instance_detail').set(patch).where('slug', '=', slug).execute();
       if (event.type === 'InstanceStepStarted') {
         await trx.updateTable('instance_detail').set({ status: 'provisioning' }).where('slug', '=', slug).where('status', '=', 'queued').execute();

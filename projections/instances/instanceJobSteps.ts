@@ -86,6 +86,7 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
           break;
         case 'InstanceJobSucceeded':
         case 'InstanceProcessExited':
+        case 'InstanceRebuildDeferred':
           break;
         default: {
           const unknown: never = event;

@@ -127,6 +127,53 @@ describe('instance decider', () => {
     spec.given([...running, action('restart')]).when({ type: 'ReportProcessExit', exitCode: 0, logTail: [] }).thenNothingHappens();
   });
 
+  describe('a push during a job', () => {
+    const push = (jobId: string, headCommit?: string) => ({ type: 'RequestAction' as const, action: 'rebuild' as const, jobId, reason: 'push' as const, ...(headCommit ? { headCommit } : {}) });
+    const restarting = [...running, action('restart')];
+    const deferred = (jobId: string, headCommit?: string): InstanceEvent => ({ type: 'InstanceRebuildDeferred', data: { slug: 'acme-dev', jobId, ...(headCommit ? { headCommit } : {}) } });
+
+    it('is remembered, not refused, and later pushes coalesce into the one pending rebuild', () => {
+      spec.given(restarting).when(push('p1', 'aaaaaaa')).then([deferred('p1', 'aaaaaaa')]);
+      spec.given([...restarting, deferred('p1', 'aaaaaaa')]).when(push('p2', 'bbbbbbb')).then([deferred('p1', 'bbbbbbb')]);
+      const s = state([...restarting, deferred('p1', 'aaaaaaa'), deferred('p1', 'bbbbbbb')]);
+      expect(s.pendingRebuild).to.deep.equal({ jobId: 'p1' });
+      expect(s.facts.branchHead).to.equal('bbbbbbb');
+    });
+
+    it('runs as one rebuild when the job succeeds', () => {
+      const before = [...restarting, deferred('p1'), { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j2', step: 'stop', attempt: 1 } }, { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId: 'j2', step: 'stop', durationMs: 1, facts: {} } }, { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j2', step: 'start', attempt: 1 } }, { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId: 'j2', step: 'start', durationMs: 1, facts: {} } }, { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j2', step: 'health_check', attempt: 1 } }] as InstanceEvent[];
+      spec
+        .given(before)
+        .when({ type: 'CompleteStep', jobId: 'j2', step: 'health_check', durationMs: 1, facts: {} })
+        .then([
+          { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId: 'j2', step: 'health_check', durationMs: 1, facts: {} } },
+          { type: 'InstanceJobSucceeded', data: { slug: 'acme-dev', jobId: 'j2', kind: 'restart', status: 'running' } },
+          { type: 'InstanceActionRequested', data: { slug: 'acme-dev', action: 'rebuild', jobId: 'p1', reason: 'push' } },
+        ]);
+    });
+
+    it('runs when the job fails too, and a rebuild is allowed from failed', () => {
+      const started: InstanceEvent = { type: 'InstanceStepStarted', data: { slug: 'acme-dev', jobId: 'j2', step: 'stop', attempt: 1 } };
+      spec
+        .given([...restarting, deferred('p1'), started])
+        .when({ type: 'FailStep', jobId: 'j2', step: 'stop', durationMs: 1, error: 'x', logTail: [] })
+        .then([
+          { type: 'InstanceStepFailed', data: { slug: 'acme-dev', jobId: 'j2', step: 'stop', durationMs: 1, error: 'x', logTail: [] } },
+          { type: 'InstanceActionRequested', data: { slug: 'acme-dev', action: 'rebuild', jobId: 'p1', reason: 'push' } },
+        ]);
+    });
+
+    it('is dropped by a destroy, and refused while one runs', () => {
+      const destroying = [...restarting, deferred('p1'), action('destroy', 'j3')];
+      expect(state(destroying).pendingRebuild).to.equal(null);
+      spec.given(destroying).when(push('p2')).thenThrows(DomainError, /busy with a destroy job/);
+    });
+
+    it('rebuilds at once when no job runs, recording the announced head', () => {
+      spec.given(running).when(push('p1', 'ccccccc')).then([{ type: 'InstanceActionRequested', data: { slug: 'acme-dev', action: 'rebuild', jobId: 'p1', reason: 'push', headCommit: 'ccccccc' } }]);
+    });
+  });
+
   it('says an unknown instance is not found', () => {
     expect(() => instanceDecider.decide({ type: 'RequestAction', action: 'stop', jobId: 'j', reason: 'user' }, instanceDecider.initialState())).to.throw(DomainError).with.property('kind', 'not_found');
   });
@@ -142,6 +189,9 @@ describe('instance event schemas', () => {
     { type: 'InstanceStepFailed', data: { slug: 'acme-dev', jobId: 'j2', step: 'start', durationMs: 1, error: 'x', logTail: ['a'] } },
     { type: 'InstanceProcessExited', data: { slug: 'acme-dev', exitCode: null, logTail: [] } },
     { type: 'InstancePurged', data: { slug: 'acme-dev' } },
+    { type: 'InstanceRebuildDeferred', data: { slug: 'acme-dev', jobId: 'p1', headCommit: 'abcdef1' } },
+    { type: 'InstanceActionRequested', data: { slug: 'acme-dev', action: 'restart', jobId: 'j5', reason: 'boot' } },
+    { type: 'InstanceStepCompleted', data: { slug: 'acme-dev', jobId: 'j1', step: 'start', durationMs: 5, facts: { url: 'http://127.0.0.1:21000', port: 21000, branchHead: 'abc', commit: 'abc' } } },
   ];
   for (const event of samples) {
     it(`${event.type} matches schemas/events/${event.type}.v1.json`, () => {

@@ -1,5 +1,6 @@
 import { DomainError, type Decider } from '#shared/decider/decider.ts';
-import { evolveInstance, initialInstanceState, type InstanceAction, type InstanceEvent, type InstanceSettings, type InstanceState, type LiveInstance, type StepFacts } from './instance.ts';
+import { evolveInstance, initialInstanceState, type ActionReason, type InstanceAction, type InstanceEvent, type InstanceSettings, type InstanceState, type LiveInstance, type StepFacts } from './instance.ts';
+import { refuseAction, type ActionView } from './instanceActions.ts';
 
 /**
  * Commands on one instance. `RequestInstance` and `RequestAction` come from people (through the
@@ -8,7 +9,8 @@ import { evolveInstance, initialInstanceState, type InstanceAction, type Instanc
  */
 export type InstanceCommand =
   | { type: 'RequestInstance'; settings: InstanceSettings; jobId: string }
-  | { type: 'RequestAction'; action: InstanceAction | 'sleep'; jobId: string; reason: 'user' | 'push' | 'idle' }
+  /** `headCommit`: the branch head a push announced, when the host said it. */
+  | { type: 'RequestAction'; action: InstanceAction | 'sleep'; jobId: string; reason: ActionReason; headCommit?: string }
   | { type: 'StartStep'; jobId: string; step: string }
   | { type: 'CompleteStep'; jobId: string; step: string; durationMs: number; facts: StepFacts }
   | { type: 'FailStep'; jobId: string; step: string; durationMs: number; error: string; logTail: string[] }
@@ -29,24 +31,30 @@ export class JobSupersededError extends DomainError {
   }
 }
 
-/** From which states each action makes sense, and why not otherwise. */
-const ALLOWED: Record<InstanceAction | 'sleep', readonly LiveInstance['status'][]> = {
-  start: ['stopped', 'sleeping'],
-  stop: ['running'],
-  restart: ['running', 'failed'],
-  rebuild: ['running', 'stopped', 'sleeping', 'failed'],
-  destroy: ['queued', 'provisioning', 'running', 'stopped', 'failed', 'sleeping'],
-  sleep: ['running'],
-};
+/** The folded state as the action rules see it. */
+export const actionView = (state: LiveInstance): ActionView => ({
+  slug: state.slug,
+  status: state.status,
+  stage: state.stage,
+  jobActive: !state.job.ended,
+  jobKind: state.job.kind,
+  provisioned: state.provisioned,
+});
 
-function refuseAction(action: InstanceAction | 'sleep', state: LiveInstance): string | null {
-  if (state.status === 'destroyed') return `${state.slug} is destroyed; create a new instance instead`;
-  const busy = !state.job.ended;
-  if (busy && action !== 'destroy') return `${state.slug} is busy with a ${state.job.kind} job; wait for it to end (or destroy the instance)`;
-  if (!ALLOWED[action].includes(state.status)) return `cannot ${action} ${state.slug} while it is ${state.status}`;
-  if ((action === 'start' || action === 'restart') && !state.provisioned) return `${state.slug} was never provisioned; rebuild it instead`;
-  if (action === 'sleep' && state.stage !== 'development') return `only development instances sleep`;
-  return null;
+/**
+ * A push that finds a job running is remembered rather than dropped: one rebuild runs when the job
+ * ends, and later pushes coalesce into it. A destroy in progress makes the push moot.
+ */
+function deferPush(instance: LiveInstance, command: Extract<InstanceCommand, { type: 'RequestAction' }>): InstanceEvent[] | null {
+  if (command.reason !== 'push' || command.action !== 'rebuild' || instance.job.ended || instance.job.kind === 'destroy' || instance.status === 'destroyed') return null;
+  const jobId = instance.pendingRebuild?.jobId ?? command.jobId;
+  return [{ type: 'InstanceRebuildDeferred', data: { slug: instance.slug, jobId, ...(command.headCommit ? { headCommit: command.headCommit } : {}) } }];
+}
+
+/** When a job ends (either way), the rebuild a push deferred is requested in the same append. */
+function pendingRebuild(instance: LiveInstance): InstanceEvent[] {
+  if (!instance.pendingRebuild || instance.job.kind === 'destroy') return [];
+  return [{ type: 'InstanceActionRequested', data: { slug: instance.slug, action: 'rebuild', jobId: instance.pendingRebuild.jobId, reason: 'push' } }];
 }
 
 function live(state: InstanceState): LiveInstance {
@@ -69,9 +77,12 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
   const slug = instance.slug;
   switch (command.type) {
     case 'RequestAction': {
-      const refusal = refuseAction(command.action, instance);
+      const deferred = deferPush(instance, command);
+      if (deferred) return deferred;
+      const refusal = refuseAction(command.action, actionView(instance));
       if (refusal) throw new DomainError(refusal, 'conflict');
-      return [{ type: 'InstanceActionRequested', data: { slug, action: command.action, jobId: command.jobId, reason: command.reason } }];
+      const head = command.headCommit ? { headCommit: command.headCommit } : {};
+      return [{ type: 'InstanceActionRequested', data: { slug, action: command.action, jobId: command.jobId, reason: command.reason, ...head } }];
     }
     case 'StartStep': {
       const job = currentJob(instance, command.jobId);
@@ -85,14 +96,14 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
       if (job.started[command.step] === undefined) throw new DomainError(`step ${command.step} of job ${job.id} never started`);
       const events: InstanceEvent[] = [{ type: 'InstanceStepCompleted', data: { slug, jobId: job.id, step: command.step, durationMs: command.durationMs, facts: command.facts } }];
       if (job.steps.every((step) => step === command.step || job.completed.includes(step))) {
-        events.push({ type: 'InstanceJobSucceeded', data: { slug, jobId: job.id, kind: job.kind, status: outcome(job.kind) } });
+        events.push({ type: 'InstanceJobSucceeded', data: { slug, jobId: job.id, kind: job.kind, status: outcome(job.kind) } }, ...pendingRebuild(instance));
       }
       return events;
     }
     case 'FailStep': {
       const job = currentJob(instance, command.jobId);
       const { jobId: _jobId, type: _type, ...failure } = command;
-      return [{ type: 'InstanceStepFailed', data: { slug, jobId: job.id, ...failure } }];
+      return [{ type: 'InstanceStepFailed', data: { slug, jobId: job.id, ...failure } }, ...pendingRebuild(instance)];
     }
     case 'ReportProcessExit':
       // Only a running instance with no job can die unexpectedly: during a job the job itself reports.

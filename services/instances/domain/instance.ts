@@ -15,7 +15,11 @@ export type Edition = (typeof EDITIONS)[number];
 export type InstanceAction = (typeof ACTIONS)[number];
 /** What a job does: the user's actions, the first provisioning, and putting an idle instance to sleep. */
 export type JobKind = 'provision' | 'sleep' | InstanceAction;
-export type InstanceStatus = 'queued' | 'provisioning' | 'running' | 'stopped' | 'failed' | 'destroyed' | 'sleeping';
+/** Every status, in the order lists and filters offer them. */
+export const STATUSES = ['queued', 'provisioning', 'running', 'failed', 'stopped', 'sleeping', 'destroyed'] as const;
+export type InstanceStatus = (typeof STATUSES)[number];
+/** Who asked for a job: a person, a git push, the idle sweep, or `npm start` bringing back what ran when it stopped. */
+export type ActionReason = 'user' | 'push' | 'idle' | 'boot';
 
 /** Where the new database comes from. */
 export type InstanceSource =
@@ -38,15 +42,22 @@ export interface InstanceSettings {
 
 /** Facts a completed step learned, kept on the instance (commit built, where the ERP answers, …). */
 export interface StepFacts {
+  /** The commit checked out: what the ERP runs. */
   commit?: string;
+  /** The branch's head as last seen (resolved by git, or announced by a push). */
+  branchHead?: string;
   url?: string;
+  /** The ERP's port on 127.0.0.1: chosen at the first start, kept for every later one. */
+  port?: number;
   runtime?: string;
   standin?: boolean;
 }
 
 export type InstanceEvent =
   | { type: 'InstanceRequested'; data: InstanceSettings & { jobId: string } }
-  | { type: 'InstanceActionRequested'; data: { slug: string; action: Exclude<JobKind, 'provision'>; jobId: string; reason: 'user' | 'push' | 'idle' } }
+  | { type: 'InstanceActionRequested'; data: { slug: string; action: Exclude<JobKind, 'provision'>; jobId: string; reason: ActionReason; headCommit?: string } }
+  /** A push arrived during a job: one rebuild (this job id) runs when the job ends; later pushes coalesce into it. */
+  | { type: 'InstanceRebuildDeferred'; data: { slug: string; jobId: string; headCommit?: string } }
   | { type: 'InstanceStepStarted'; data: { slug: string; jobId: string; step: string; attempt: number } }
   | { type: 'InstanceStepCompleted'; data: { slug: string; jobId: string; step: string; durationMs: number; facts: StepFacts } }
   | { type: 'InstanceStepFailed'; data: { slug: string; jobId: string; step: string; durationMs: number; error: string; logTail: string[] } }
@@ -72,6 +83,8 @@ export type LiveInstance = InstanceSettings & {
   facts: StepFacts;
   lastError: string | null;
   purged: boolean;
+  /** The rebuild a push asked for while a job ran; requested when that job ends. */
+  pendingRebuild: { jobId: string } | null;
 };
 
 export type InstanceState = { status: 'none' } | LiveInstance;
@@ -111,14 +124,23 @@ function newJob(id: string, kind: JobKind, provisioned: boolean): Job {
 export function evolveInstance(state: InstanceState, event: InstanceEvent): InstanceState {
   if (event.type === 'InstanceRequested') {
     const { jobId, ...settings } = event.data;
-    return { ...settings, status: 'queued', job: newJob(jobId, 'provision', false), provisioned: false, facts: {}, lastError: null, purged: false };
+    return { ...settings, status: 'queued', job: newJob(jobId, 'provision', false), provisioned: false, facts: {}, lastError: null, purged: false, pendingRebuild: null };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'InstanceActionRequested': {
       const rebuilds = event.data.action === 'rebuild';
-      return { ...state, status: rebuilds ? 'queued' : state.status, job: newJob(event.data.jobId, event.data.action, state.provisioned) };
+      return {
+        ...state,
+        status: rebuilds ? 'queued' : state.status,
+        job: newJob(event.data.jobId, event.data.action, state.provisioned),
+        // Any new job settles a pending rebuild: it is this job, or a destroy that makes it moot.
+        pendingRebuild: null,
+        facts: withHead(state.facts, event.data.headCommit),
+      };
     }
+    case 'InstanceRebuildDeferred':
+      return { ...state, pendingRebuild: { jobId: event.data.jobId }, facts: withHead(state.facts, event.data.headCommit) };
     case 'InstanceStepStarted': {
       if (event.data.jobId !== state.job.id) return state;
       const builds = state.job.kind === 'provision' || state.job.kind === 'rebuild';
@@ -160,3 +182,5 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
 function withoutUrl({ url: _url, ...facts }: StepFacts): StepFacts {
   return facts;
 }
+
+const withHead = (facts: StepFacts, headCommit: string | undefined): StepFacts => (headCommit ? { ...facts, branchHead: headCommit } : facts);

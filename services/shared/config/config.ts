@@ -30,11 +30,12 @@ export function settingsLoader<T>(schema: SettingsSchema): (env?: NodeJS.Process
       if (value !== undefined && value.trim() !== '') candidate[name] = value.trim();
     }
     if (!validate(candidate)) throw new ConfigError(describe(schema, validate.errors?.[0], env));
+    const settings: Record<string, unknown> = candidate;
     for (const [name, property] of Object.entries(schema.properties)) {
-      const value = candidate[name];
-      if (property.isPath && typeof value === 'string') candidate[name] = resolve(value);
+      const value = settings[name];
+      if (property.isPath && typeof value === 'string') settings[name] = resolve(value);
     }
-    return candidate as unknown as T;
+    return settings as T;
   };
 }
 
