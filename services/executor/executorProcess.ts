@@ -1,8 +1,9 @@
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { orExit } from '#shared/config/config.ts';
+import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
-import { copyFilestore, extractFilestore } from './database/filestore.ts';
+import { FILESTORE_ARCHIVER, copyFilestore, extractFilestore } from './database/filestore.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
 import { reportUnexpectedExits } from './exitReporter.ts';
@@ -17,11 +18,14 @@ const DURABLE = 'executor-instances';
 
 /**
  * The executor: pulls instance jobs from `work.instance`, runs their steps on the runtime, puts
- * idle development instances to sleep and reports ERP servers that die.
+ * idle development instances to sleep and reports ERP servers that die. `tools` is where it looks
+ * for (and how it installs) the command-line tools its steps run.
  */
-export function executorStarter(overrides: Partial<ExecutorSettings> = {}): StartProcess {
+export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools: RequireToolOptions = {}): StartProcess {
   return async (infra, config, parentLogger) => {
     const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
+    // Before touching anything: without bsdtar an upload fails only after its dump was restored.
+    requireTool(FILESTORE_ARCHIVER, tools);
     const logger = parentLogger.child({ process: 'executor' });
     await migrateReadModel(infra.db);
     const readModel = infra.db.withSchema('read_model');

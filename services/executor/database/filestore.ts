@@ -1,6 +1,7 @@
 import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Writable } from 'node:stream';
+import type { RequiredTool } from '#shared/local/requiredTool.ts';
 import { logLine } from './logLine.ts';
 import { runTool } from './toolProcess.ts';
 
@@ -8,6 +9,9 @@ import { runTool } from './toolProcess.ts';
 export function filestoreDir(dataDir: string, database: string): string {
   return join(dataDir, 'filestore', database);
 }
+
+/** Extracts uploaded filestore archives; the executor requires it at start-up. */
+export const FILESTORE_ARCHIVER: RequiredTool = { command: 'bsdtar', debianPackage: 'libarchive-tools' };
 
 /** The ERP spreads attachments over folders named by the first two hex digits of their hash. */
 const HASH_FOLDER = /^[0-9a-f]{2}$/;
@@ -50,7 +54,7 @@ export async function extractFilestore(archiveFile: string, toDir: string, log: 
   const staging = await freshStaging(to);
   try {
     logLine(log, `extracting filestore archive ${archiveFile} into ${to}`);
-    await runTool('bsdtar', ['-x', '-f', archiveFile, '-C', staging, '--no-same-owner', '--no-same-permissions'], { log, what: `extracting filestore archive ${archiveFile}` });
+    await runTool(FILESTORE_ARCHIVER.command, ['-x', '-f', archiveFile, '-C', staging, '--no-same-owner', '--no-same-permissions'], { log, what: `extracting filestore archive ${archiveFile}` });
     const root = await filestoreRoot(staging);
     if (root !== staging) logLine(log, `filestore archive: using its folder ${relative(staging, root)}/`);
     return { files: await replaceWith(root, staging, to, log) };

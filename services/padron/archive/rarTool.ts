@@ -1,6 +1,4 @@
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { findOnPath } from '#shared/local/requiredTool.ts';
 
 /**
  * A command-line RAR reader from Debian main (the `unrar` that handles every RAR is non-free).
@@ -18,24 +16,10 @@ export interface RarTool {
 /** The Debian packages to name when none is installed. */
 export const RAR_TOOL_PACKAGES = 'libarchive-tools (bsdtar) or unar';
 
-async function onPath(command: string): Promise<string | null> {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, command);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
-}
-
 /** bsdtar first (libarchive-tools: small, no GUI-library dependencies), then unar/lsar; null when neither. */
 export async function findRarTool(): Promise<RarTool | null> {
-  const bsdtar = await onPath('bsdtar');
-  if (bsdtar !== null) {
+  const bsdtar = findOnPath('bsdtar');
+  if (bsdtar !== undefined) {
     return {
       name: 'bsdtar',
       listArgs: (archive) => ({ command: bsdtar, args: ['-tf', archive], parse: (stdout) => stdout.split('\n').filter((line) => line !== '') }),
@@ -43,9 +27,9 @@ export async function findRarTool(): Promise<RarTool | null> {
       extractArgs: (archive, entry) => ({ command: bsdtar, args: ['-xOf', archive, entry] }),
     };
   }
-  const unar = await onPath('unar');
-  const lsar = await onPath('lsar');
-  if (unar !== null && lsar !== null) {
+  const unar = findOnPath('unar');
+  const lsar = findOnPath('lsar');
+  if (unar !== undefined && lsar !== undefined) {
     return {
       name: 'unar',
       listArgs: (archive) => ({ command: lsar, args: ['-j', archive], parse: parseLsarJson }),
