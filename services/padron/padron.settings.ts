@@ -33,6 +33,11 @@ export const padronSettingsSchema = {
       default: 2000,
       description: 'how often the lookup service checks for newly published loads (ms)',
     },
+    FORJA_PADRON_READ_ONLY: {
+      type: 'boolean',
+      default: false,
+      description: "true when the lookup service's database role may only read: it then leaves creating schema padron to the importer",
+    },
   },
   required: [],
 } as const satisfies SettingsSchema;
@@ -43,6 +48,7 @@ export interface PadronSettings {
   FORJA_PADRON_RATE_WINDOW_S: number;
   FORJA_PADRON_TRUST_PROXY: number;
   FORJA_PADRON_POLL_MS: number;
+  FORJA_PADRON_READ_ONLY: boolean;
 }
 
 /** Reads the padrón settings from the environment; throws ConfigError naming a wrong one. */

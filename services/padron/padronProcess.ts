@@ -1,15 +1,21 @@
 import type { StartProcess } from '#shared/platform/process.ts';
 import { startPadronService } from './http/server.ts';
 import { loadPadronSettings } from './padron.settings.ts';
+import { migratePadron } from './storage/migrations/index.ts';
 
 /**
  * The padrón lookup service as a Forja process (`npm start`, `npm run padron -- serve`). It only
- * reads schema `padron` (it never migrates it: production gives it a read-only role), and serves
- * no loads until an import created the schema.
+ * reads the loads and rates in schema `padron`, which the importer writes.
  */
 export const startPadronProcess: StartProcess = async (infra, config, logger) => {
   // A wrong setting throws ConfigError: the runner stops what it started and reports it.
   const settings = loadPadronSettings();
+  // The schema must exist before the first poll, or every poll is an ERROR line in PostgreSQL's
+  // log until something is imported. Migrating here, like every process migrates the schemas it
+  // reads, covers both ways of starting the service (start.ts alone would leave `serve` and its
+  // container out). A deployment that gives the service a read-only role opts out, and the
+  // importer creates the schema as before.
+  if (!settings.FORJA_PADRON_READ_ONLY) await migratePadron(infra.db);
   const service = await startPadronService({ pool: infra.pool, host: config.FORJA_HOST, port: config.FORJA_PADRON_PORT, settings, logger: logger.child({ process: 'padron' }) });
   return {
     name: 'padron',

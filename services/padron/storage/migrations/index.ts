@@ -7,7 +7,7 @@ export const padronMigrations = {
   '20261122_0001_padron': padron,
 };
 
-/** Brings schema `padron` up to date. Only the importer calls it: the lookup service may run with a read-only role. */
+/** Brings schema `padron` up to date. The importer calls it, and the lookup service at start unless FORJA_PADRON_READ_ONLY. */
 export async function migratePadron(db: Kysely<unknown>): Promise<void> {
   await migrateSchema(db, 'padron', padronMigrations);
 }
