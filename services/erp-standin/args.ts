@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** The part of the `odoo-bin` command line Forja's runtimes use. */
@@ -5,6 +6,8 @@ export interface StandinOptions {
   database: string;
   install: string[];
   update: string[];
+  /** `--addons-path`: absolute directories whose addon folders the ERP can install, besides its standard modules. */
+  addonsPath: string[];
   stopAfterInit: boolean;
   httpPort: number;
   httpInterface: string;
@@ -69,6 +72,7 @@ export function parseStandinArgs(argv: string[]): StandinOptions {
     database: values.database,
     install: modules(values.init, '-i'),
     update: modules(values.update, '-u'),
+    addonsPath: (values['addons-path'] ?? '').split(',').map((dir) => dir.trim()).filter(Boolean).map((dir) => resolve(dir)),
     stopAfterInit: values['stop-after-init'] === true,
     httpPort: port(values['http-port'], 8069, '--http-port'),
     httpInterface: values['http-interface'] ?? '127.0.0.1',

@@ -1,17 +1,21 @@
 import { appendFileSync } from 'node:fs';
 import { parseStandinArgs, UsageError } from './args.ts';
 import { standinServer } from './http.ts';
+import { knownModules } from './knownModules.ts';
 import { initializeDatabase } from './modules.ts';
 
 /**
  * The ERP stand-in: the part of the `odoo-bin` command line Forja calls (`-d`, `-i`, `-u`,
  * `--stop-after-init`, `--http-port`, `--db_host`…). It really connects to PostgreSQL, keeps
  * `ir_module_module`, writes an ERP-style log and serves `/web/health` and `/web/login`. It is a
- * test double of the ERP, for the tests and the first-run demo, not of Forja's own code.
+ * test double of the ERP, for the tests and the first-run demo, not of Forja's own code. Like the
+ * real ERP it installs only modules it can find: its standard ones and the addons on `--addons-path`.
  */
 let options;
+let known: string[];
 try {
   options = parseStandinArgs(process.argv.slice(2));
+  known = knownModules(options.addonsPath);
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   process.stderr.write(`odoo-bin (stand-in): ${error.message}\n`);
@@ -28,7 +32,7 @@ function log(level: string, logger: string, message: string): void {
 
 log('INFO', 'odoo', `ERP stand-in starting (database ${options.database} on ${options.dbHost}:${options.dbPort})`);
 try {
-  await initializeDatabase(options, log);
+  await initializeDatabase(options, known, log);
 } catch (error) {
   log('ERROR', 'odoo.sql_db', `cannot initialize database ${options.database}: ${(error as Error).message}`);
   process.stderr.write(`odoo-bin (stand-in): cannot initialize database ${options.database}: ${(error as Error).message}\n`);

@@ -1,11 +1,16 @@
 import pg from 'pg';
 import type { StandinOptions } from './args.ts';
 
+type Log = (level: string, logger: string, message: string) => void;
+
 /**
  * The ERP's module registry, as the real ERP keeps it: `ir_module_module` with one row per module
- * and its state. `base` is always installed, as in the real thing.
+ * it knows and its state. Like the real ERP's "updating modules list", each run first adds the
+ * modules it can find (`known`) as `uninstalled`. Then, as the real one does, `-i`/`-u` names
+ * without a row are logged as invalid and ignored (the run still exits 0), `-i` installs the
+ * others and `-u` updates only installed ones. `base` is always installed.
  */
-export async function initializeDatabase(options: StandinOptions, log: (level: string, logger: string, message: string) => void): Promise<void> {
+export async function initializeDatabase(options: StandinOptions, known: readonly string[], log: Log): Promise<void> {
   const connection = { host: options.dbHost, port: options.dbPort, user: options.dbUser, password: options.dbPassword };
   await ensureDatabase(connection, options.database, log);
   const client = new pg.Client({ ...connection, database: options.database });
@@ -18,15 +23,21 @@ export async function initializeDatabase(options: StandinOptions, log: (level: s
       latest_version varchar,
       write_date timestamp not null default (now() at time zone 'utc')
     )`);
-    for (const name of ['base', ...options.install.filter((name) => name !== 'base')]) {
+    log('INFO', 'odoo.modules.loading', 'updating modules list');
+    await client.query(`insert into ir_module_module (name, state) select unnest($1::varchar[]), 'uninstalled' on conflict (name) do nothing`, [['base', ...known]]);
+    const registered = await registeredAmong(client, [...options.install, ...options.update]);
+    const invalid = [...new Set([...options.install, ...options.update])].filter((name) => !registered.has(name));
+    // The real ERP's words, logger and level (odoo/modules/loading.py, _check_module_names).
+    if (invalid.length > 0) log('WARNING', 'odoo.modules.loading', `invalid module names, ignored: ${invalid.join(', ')}`);
+    for (const name of ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))]) {
       await client.query(
         `insert into ir_module_module (name, state, latest_version) values ($1, 'installed', '1.0')
-         on conflict (name) do update set state = 'installed', write_date = now() at time zone 'utc'`,
+         on conflict (name) do update set state = 'installed', latest_version = '1.0', write_date = now() at time zone 'utc'`,
         [name],
       );
       if (options.install.includes(name)) log('INFO', 'odoo.modules.loading', `module ${name}: installed`);
     }
-    for (const name of options.update) {
+    for (const name of options.update.filter((name) => registered.has(name))) {
       const { rowCount } = await client.query(
         `update ir_module_module set latest_version = '1.0', write_date = now() at time zone 'utc' where name = $1 and state = 'installed'`,
         [name],
@@ -40,7 +51,12 @@ export async function initializeDatabase(options: StandinOptions, log: (level: s
   }
 }
 
-async function ensureDatabase(connection: pg.ClientConfig, database: string, log: (level: string, logger: string, message: string) => void): Promise<void> {
+async function registeredAmong(client: pg.Client, names: string[]): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>('select name from ir_module_module where name = any($1::varchar[])', [names]);
+  return new Set(rows.map((row) => row.name));
+}
+
+async function ensureDatabase(connection: pg.ClientConfig, database: string, log: Log): Promise<void> {
   const admin = new pg.Client({ ...connection, database: 'postgres' });
   await admin.connect();
   try {

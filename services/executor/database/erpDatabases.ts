@@ -5,6 +5,7 @@ import { databaseAdmin } from './databaseAdmin.ts';
 import { checkedDatabaseName } from './databaseName.ts';
 import type { DumpFormat } from './dumpFormat.ts';
 import { logLine } from './logLine.ts';
+import { type ModuleState, readModuleStates } from './moduleStates.ts';
 import { type Neutralized, neutralizeDatabase } from './neutralize.ts';
 import { parsePgUrl, urlForDatabase } from './pgServer.ts';
 import { pgTools } from './pgTools.ts';
@@ -37,6 +38,8 @@ export interface ErpDatabases {
   restore(dumpFile: string, format: DumpFormat, to: string): Promise<void>;
   /** Turns off what would let a copy that is not production act on the outside world; says what it did. */
   neutralize(name: string): Promise<Neutralized[]>;
+  /** The ERP's registry rows of `modules` in database `name` (none for a module it does not know). */
+  moduleStates(name: string, modules: readonly string[]): Promise<ModuleState[]>;
 }
 
 export function erpDatabases({ adminUrl, log }: ErpDatabasesOptions): ErpDatabases {
@@ -85,6 +88,8 @@ export function erpDatabases({ adminUrl, log }: ErpDatabasesOptions): ErpDatabas
           }
         }
       }),
+
+    moduleStates: (name, modules) => logged(() => readModuleStates(urlForDatabase(adminUrl, checked(name)), modules)),
 
     neutralize: (name) =>
       logged(async () => {

@@ -6,6 +6,7 @@ import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPa
 import { databaseName } from '../database/databaseName.ts';
 import { filestoreDir } from '../database/filestore.ts';
 import { waitForHealth } from './healthCheck.ts';
+import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
 /** A writable appending to the instance's log of that source, for tools' raw output. */
@@ -80,12 +81,14 @@ const build: Step = async (env) => {
 const installModules: Step = async (env) => {
   const modules = ['base', ...env.instance.modules.filter((name) => name !== 'base')];
   await env.runtime.runOnce(env.spec, ['-i', modules.join(','), '--stop-after-init'], env.signal);
+  await withToolLog(env, 'db', (log) => assertModulesInstalled(env.databases(log), env.spec, modules));
   return {};
 };
 
 const updateModules: Step = async (env) => {
   if (env.instance.modules.length === 0) return {};
   await env.runtime.runOnce(env.spec, ['-u', env.instance.modules.join(','), '--stop-after-init'], env.signal);
+  await withToolLog(env, 'db', (log) => assertModulesInstalled(env.databases(log), env.spec, env.instance.modules));
   return {};
 };
 
