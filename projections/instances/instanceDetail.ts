@@ -105,6 +105,11 @@ export function getInstance(db: Kysely<InstanceDetailDb>, slug: string): Promise
   return db.selectFrom('instance_detail').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+/** The instance runs an older commit than its branch head: a rebuild would bring it up to date. Unknown either way is not behind. */
+export function isBehind(row: Pick<InstanceDetailRow, 'commit' | 'branch_head'>): boolean {
+  return row.commit !== null && row.branch_head !== null && row.commit !== row.branch_head;
+}
+
 /** Running development instances untouched since `before`: the idle sweep's candidates. */
 export function idleDevelopmentInstances(db: Kysely<InstanceDetailDb>, before: Date): Promise<Array<{ slug: string }>> {
   return db

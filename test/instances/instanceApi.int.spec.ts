@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { STATUSES } from '#services/instances/domain/instance.ts';
+import { describeErrors, schemaDocument, schemaValidator } from '#shared/schemaValidator.ts';
+import { jobPlayer } from '#test/support/instanceJobs.ts';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 
 interface Out {
@@ -102,7 +105,39 @@ describe('instance API (no executor)', function () {
     expect(production.map((row) => row.slug)).to.deep.equal(['solo-prod']);
     expect(await list(await call('/api/v1/instances?status_filter=running'))).to.deep.equal([]);
     expect((await call('/api/v1/instances?stage=qa')).status).to.equal(422);
-    expect((await call('/api/v1/instances?status_filter=bogus')).status).to.equal(422);
+    const bogus = await call('/api/v1/instances?status_filter=bogus');
+    expect(bogus.status).to.equal(422);
+    expect(await detailOf(bogus)).to.deep.equal([{ loc: ['query', 'status_filter'], msg: `status_filter must be one of ${STATUSES.join(', ')}`, type: 'value_error.enum' }]);
+  });
+
+  it('documents the domain’s statuses in InstanceOut', () => {
+    const status = (schemaDocument('api/InstanceOut.v1.json')['properties'] as Record<string, { enum: string[] }>)['status']!;
+    expect([...status.enum].sort()).to.deep.equal([...STATUSES].sort());
+  });
+
+  it('names the allowed values when an enum field is wrong, as status_filter does', async () => {
+    const res = await create({ name: 'x', project: 'p', erp_version: '15.0', stage: 'qa' });
+    expect(res.status).to.equal(422);
+    expect(await detailOf(res)).to.deep.equal([
+      { loc: ['body', 'stage'], msg: 'must be one of development, staging, production', type: 'value_error.enum' },
+      { loc: ['body', 'erp_version'], msg: 'must be one of 19.0, 18.0, 17.0, 16.0', type: 'value_error.enum' },
+    ]);
+  });
+
+  it('shows the commit it runs, the branch head, behind, the port and a rebuild a push left pending', async () => {
+    const player = jobPlayer(platform);
+    const slug = (await out(await create({ name: 'Tracked', project: 'Tracking Co', erp_version: '18.0', git_repo: 'file:///srv/git/tracking.git' }))).slug;
+    const [head, newer] = ['3f2a9c1d4e5b6a7980112233445566778899aabb', 'c0ffee00112233445566778899aabbccddeeff00'];
+    await player.run(slug, { resolve_source: { branchHead: head }, fetch_code: { commit: head }, start: { url: 'http://127.0.0.1:18074', port: 18074 } });
+    expect(await (await call(`/api/v1/instances/${slug}`)).json()).to.include({ status: 'running', commit: head, branch_head: head, behind: false, rebuild_pending: false, port: 18074 });
+    expect((await call(`/api/v1/instances/${slug}/action`, { method: 'POST', json: { action: 'stop' } })).status).to.equal(200);
+    await player.push(slug, newer);
+    const pending = (await (await call(`/api/v1/instances/${slug}`)).json()) as Record<string, unknown>;
+    expect(pending).to.include({ commit: head, branch_head: newer, behind: true, rebuild_pending: true });
+    const validate = schemaValidator('api/InstanceOut.v1.json');
+    expect(validate(pending), describeErrors(validate)).to.equal(true);
+    const listed = (await list(await call('/api/v1/instances'))).find((row) => row.slug === slug);
+    expect(listed, 'the list has no detail fields').to.include.keys('slug').and.not.have.any.keys('commit', 'behind');
   });
 
   it('refuses actions that do not fit the state with 409, and unknown ones with 422', async () => {

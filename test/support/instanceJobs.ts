@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceEvent, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
@@ -39,6 +40,10 @@ export function jobPlayer(platform: TestPlatform) {
     },
     async fail(slug: string, step: string, error: string, logTail: string[] = [], durationMs = 800) {
       await send(slug, { type: 'FailStep', jobId: (await job(slug)).id, step, durationMs, error, logTail });
+    },
+    /** A push to the instance's branch announcing `headCommit`, as the push hook sends it: deferred while a job runs. */
+    async push(slug: string, headCommit: string) {
+      await send(slug, { type: 'RequestAction', action: 'rebuild', jobId: randomUUID(), reason: 'push', headCommit });
     },
     /** Starts and completes the current job's steps up to (not including) `until`, or all of them; `facts` by step. */
     async run(slug: string, facts: Record<string, StepFacts> = {}, until?: string) {

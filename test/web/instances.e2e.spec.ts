@@ -126,7 +126,7 @@ describe('web in Chromium: instances', function () {
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByText('Stopping acme-norte-norte-staging: the job is queued.').waitFor();
     expect(await page.locator('#instance-status').getAttribute('hx-trigger')).to.equal('every 2s');
-    await page.getByText('stop job in progress').waitFor();
+    await page.locator('#instance-status .badge.status-busy').getByText('stopping · step 1 of 1').waitFor();
     await screenshot(page, 'instances-job-active');
     await player.run('acme-norte-norte-staging');
     await page.locator('#instance-status .badge.status-stopped').waitFor({ timeout: 6000 });

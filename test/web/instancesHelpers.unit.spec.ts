@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { CommandRefused } from '#web/controlPlaneClient.ts';
-import { actionsFor } from '#web/instances/instanceActions.ts';
+import { isBehind, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
+import { offeredActions } from '#web/instances/instanceActions.ts';
 import { createBody, errorsByField, FORM_DEFAULTS, moduleList } from '#web/instances/instanceForm.ts';
-import { formatDuration } from '#web/instances/instanceView.ts';
+import { formatDuration, statusBadge } from '#web/instances/instanceView.ts';
 import { dumpFormatOf, formatBytes, isArchive } from '#web/instances/uploadReceiver.ts';
 
 describe('web: instance helpers', () => {
@@ -30,12 +31,36 @@ describe('web: instance helpers', () => {
     expect([850, 4200, 187_000, 3_720_000].map(formatDuration)).to.deep.equal(['850 ms', '4.2 s', '3 min 07 s', '1 h 02 min']);
   });
 
-  it('offers the actions that fit the status, only destroy while a job runs', () => {
-    expect(actionsFor('running', false)).to.deep.equal(['stop', 'restart', 'rebuild', 'destroy']);
-    expect(actionsFor('stopped', false)).to.deep.equal(['start', 'rebuild', 'destroy']);
-    expect(actionsFor('failed', false)).to.deep.equal(['restart', 'rebuild', 'destroy']);
-    expect(actionsFor('running', true)).to.deep.equal(['destroy']);
-    expect(actionsFor('destroyed', false)).to.deep.equal([]);
+  it('offers the actions the domain allows for the row, only destroy while a job runs', () => {
+    expect(offeredActions(detailRow({ status: 'running' }))).to.deep.equal(['stop', 'restart', 'rebuild', 'destroy']);
+    expect(offeredActions(detailRow({ status: 'stopped' }))).to.deep.equal(['start', 'rebuild', 'destroy']);
+    expect(offeredActions(detailRow({ status: 'failed' }))).to.deep.equal(['restart', 'rebuild', 'destroy']);
+    expect(offeredActions(detailRow({ status: 'failed', provisioned: false })), 'nothing to restart without a database').to.deep.equal(['rebuild', 'destroy']);
+    expect(offeredActions(detailRow({ status: 'running', job_active: true, job_kind: 'restart' }))).to.deep.equal(['destroy']);
+    expect(offeredActions(detailRow({ status: 'destroyed', provisioned: false }))).to.deep.equal([]);
+  });
+
+  it('names a job in progress on the badge with its step, except a provisioning, which has its own status', () => {
+    const steps = (...states: string[]) => states.map((state, i) => ({ step: ['stop', 'start', 'health_check'][i] ?? `step_${i}`, state }));
+    const restarting = detailRow({ status: 'running', job_active: true, job_kind: 'restart' });
+    expect(statusBadge(restarting, steps('pending', 'pending', 'pending'))).to.deep.equal({ label: 'restarting · step 1 of 3', tone: 'busy' });
+    expect(statusBadge(restarting, steps('completed', 'running', 'pending'))).to.deep.equal({ label: 'restarting · step 2 of 3', tone: 'busy' });
+    expect(statusBadge(restarting, steps('completed', 'completed', 'pending')), 'between two steps').to.deep.equal({ label: 'restarting · step 3 of 3', tone: 'busy' });
+    expect(statusBadge(detailRow({ status: 'running', job_active: true, job_kind: 'sleep' }), steps('running')).label).to.equal('going to sleep · step 1 of 1');
+    expect(statusBadge(detailRow({ status: 'stopped', job_active: true, job_kind: 'start' }), steps('running', 'pending')).label).to.equal('starting · step 1 of 2');
+    expect(statusBadge(detailRow({ status: 'running' }), steps('completed', 'completed', 'completed')), 'the job ended').to.deep.equal({ label: 'running', tone: 'running' });
+    expect(statusBadge(detailRow({ status: 'provisioning', job_active: true, job_kind: 'provision' }), steps('running'))).to.deep.equal({ label: 'provisioning', tone: 'provisioning' });
+    const firstBuild = [{ step: 'resolve_source', state: 'completed' }, { step: 'database', state: 'running' }];
+    expect(statusBadge(detailRow({ status: 'provisioning', job_active: true, job_kind: 'rebuild' }), firstBuild).label, 'a rebuild that provisions').to.equal('provisioning');
+    const rebuild = ['resolve_source', 'fetch_code', 'build', 'stop', 'update_modules', 'start', 'health_check'].map((step, i) => ({ step, state: i < 3 ? 'completed' : i === 3 ? 'running' : 'pending' }));
+    expect(statusBadge(detailRow({ status: 'provisioning', job_active: true, job_kind: 'rebuild' }), rebuild).label).to.equal('rebuilding · step 4 of 7');
+  });
+
+  it('calls an instance behind only when both its commit and its branch head are known and differ', () => {
+    expect(isBehind({ commit: 'a1', branch_head: 'b2' })).to.equal(true);
+    expect(isBehind({ commit: 'a1', branch_head: 'a1' })).to.equal(false);
+    expect(isBehind({ commit: null, branch_head: 'b2' })).to.equal(false);
+    expect(isBehind({ commit: 'a1', branch_head: null })).to.equal(false);
   });
 
   it('builds the create body: modules split, empty optional fields left to the defaults', () => {
@@ -59,3 +84,38 @@ describe('web: instance helpers', () => {
     expect(errorsByField(new CommandRefused(409, 'project acme already has a production instance'), body)).to.deep.equal({ _form: 'project acme already has a production instance' });
   });
 });
+
+/** An instance_detail row: a provisioned, running development instance unless overridden. */
+function detailRow(overrides: Partial<InstanceDetailRow>): InstanceDetailRow {
+  const at = new Date('2026-11-23T10:00:00Z');
+  return {
+    slug: 'acme-dev',
+    name: 'Dev',
+    project: 'acme',
+    stage: 'development',
+    erp_version: '18.0',
+    edition: 'community',
+    modules: [],
+    git_repo: null,
+    branch: 'main',
+    status: 'running',
+    url: null,
+    last_error: null,
+    created_at: at,
+    updated_at: at,
+    source: { kind: 'empty' },
+    created_by: 'someone',
+    runtime: 'process',
+    standin: true,
+    commit: null,
+    branch_head: null,
+    port: null,
+    provisioned: true,
+    rebuild_pending: false,
+    job_id: 'job-1',
+    job_kind: 'provision',
+    job_active: false,
+    last_action_at: at,
+    ...overrides,
+  };
+}

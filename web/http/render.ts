@@ -36,6 +36,15 @@ export function flash(req: Request, kind: 'success' | 'error' | 'info', text: st
 }
 
 /**
+ * A message about a job just queued. The instance page shows it inside the status block, which
+ * keeps it (hx-preserve) while that job runs and drops it when the job ends: it never outlives
+ * what it announced.
+ */
+export function jobFlash(req: Request, text: string): void {
+  req.session.flash = [...(req.session.flash ?? []), { kind: 'success', text, aboutJob: true }];
+}
+
+/**
  * 303 after a successful POST; htmx follows it and swaps the page it lands on. The session is saved
  * first: express-session sends the headers before its own save completes, and a browser follows a
  * 303 on its headers, so the next page could load the session without this request's flash.

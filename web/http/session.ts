@@ -9,7 +9,8 @@ declare module 'express-session' {
   interface SessionData {
     userId: string;
     csrfToken: string;
-    flash: Array<{ kind: 'success' | 'error' | 'info'; text: string }>;
+    /** `aboutJob`: shown with the job's status where a page has one (see `jobFlash`). */
+    flash: Array<{ kind: 'success' | 'error' | 'info'; text: string; aboutJob?: boolean }>;
     /** The identity-provider flow in progress: checked on the callback, then dropped. */
     oidc: { state: string; nonce: string; codeVerifier: string; next: string };
   }

@@ -1,23 +1,13 @@
-import { ACTIONS, type InstanceAction, type InstanceStatus } from '#services/instances/domain/instance.ts';
-
-/** The order of the buttons: the everyday ones first, destroy last. */
-const BUTTON_ORDER: readonly InstanceAction[] = ['start', 'stop', 'restart', 'rebuild', 'destroy'];
+import type { InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
+import { ACTIONS, type InstanceAction } from '#services/instances/domain/instance.ts';
+import { allowedActions } from '#services/instances/domain/instanceActions.ts';
 
 /**
- * Which actions the detail page offers for a status: the control-plane's rules (it refuses the
- * others with 409), so a button is never shown that can only fail. While a job runs only destroy
- * is accepted.
+ * The actions the detail page offers: exactly the domain's allowed ones (the control-plane refuses
+ * the others with 409), so a button is never shown that can only fail.
  */
-const OFFERED: Record<InstanceAction, readonly InstanceStatus[]> = {
-  start: ['stopped', 'sleeping'],
-  stop: ['running'],
-  restart: ['running', 'failed'],
-  rebuild: ['running', 'stopped', 'sleeping', 'failed'],
-  destroy: ['queued', 'provisioning', 'running', 'stopped', 'failed', 'sleeping'],
-};
-
-export function actionsFor(status: InstanceStatus, jobActive: boolean): InstanceAction[] {
-  return BUTTON_ORDER.filter((action) => OFFERED[action].includes(status) && (!jobActive || action === 'destroy'));
+export function offeredActions(row: InstanceDetailRow): InstanceAction[] {
+  return allowedActions({ slug: row.slug, status: row.status, stage: row.stage, jobActive: row.job_active, jobKind: row.job_kind, provisioned: row.provisioned });
 }
 
 export const isAction = (value: string): value is InstanceAction => (ACTIONS as readonly string[]).includes(value);

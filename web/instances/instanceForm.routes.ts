@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { getInstance } from '#projections/instances/instanceDetail.ts';
 import type { WebContext } from '../context.ts';
-import { flash, render, seeOther } from '../http/render.ts';
+import { jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
 import { createBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, projectChoices, projectNamed, refusalOf, type InstanceFormInput } from './instanceForm.ts';
 import { actorOf, queryString, withQuery } from './instanceRequest.ts';
@@ -41,7 +41,7 @@ export function instanceFormRoutes(router: Router, ctx: WebContext): void {
     const body = createBody(input);
     try {
       const created = await ctx.controlPlane.createInstance(actorOf(res).user_id, body);
-      flash(req, 'success', `Instance ${created.name} requested: it is queued for provisioning.`);
+      jobFlash(req, `Instance ${created.name} requested: it is queued for provisioning.`);
       seeOther(res, `/instances/${created.slug}`);
     } catch (error) {
       const refusal = refusalOf(error);

@@ -1,8 +1,6 @@
 import type { InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
 import type { InstanceJobStepRow } from '#projections/instances/instanceJobSteps.ts';
-
-/** Every status, in the order the list's filter offers them. */
-export const STATUSES = ['queued', 'provisioning', 'running', 'failed', 'stopped', 'sleeping', 'destroyed'] as const;
+import type { JobKind } from '#services/instances/domain/instance.ts';
 
 /** A duration as people read it: 850 ms, 4.2 s, 3 min 07 s, 1 h 02 min. */
 export function formatDuration(ms: number): string {
@@ -38,6 +36,39 @@ export function stepViews(steps: InstanceJobStepRow[], now: Date): StepView[] {
       logTail: step.state === 'failed' ? (step.log_tail ?? []) : [],
     };
   });
+}
+
+/** A job in progress in words; a provisioning shows its own status (queued, provisioning) instead. */
+const JOB_IN_PROGRESS: Record<Exclude<JobKind, 'provision'>, string> = {
+  start: 'starting',
+  stop: 'stopping',
+  restart: 'restarting',
+  rebuild: 'rebuilding',
+  destroy: 'destroying',
+  sleep: 'going to sleep',
+};
+
+export interface StatusBadge {
+  label: string;
+  /** The `status-*` class: the status itself, or `busy` for a job in progress. */
+  tone: string;
+}
+
+/**
+ * The status badge. A job other than a provisioning leaves the status as it was until the job ends
+ * (`running` through a restart, while the ERP is stopped), so the badge names the job and its step
+ * instead: "restarting · step 2 of 3".
+ */
+export function statusBadge(instance: Pick<InstanceDetailRow, 'status' | 'job_active' | 'job_kind'>, steps: ReadonlyArray<Pick<InstanceJobStepRow, 'step' | 'state'>>): StatusBadge {
+  const atRest = { label: instance.status, tone: instance.status };
+  if (!instance.job_active || !(instance.job_kind in JOB_IN_PROGRESS)) return atRest;
+  // A rebuild of a never-provisioned instance runs the provisioning plan (the only one with a database step).
+  if (steps.some((step) => step.step === 'database')) return atRest;
+  const words = JOB_IN_PROGRESS[instance.job_kind as keyof typeof JOB_IN_PROGRESS];
+  if (steps.length === 0) return { label: words, tone: 'busy' };
+  const running = steps.findIndex((step) => step.state === 'running');
+  const current = running >= 0 ? running + 1 : Math.min(steps.filter((step) => step.state === 'completed').length + 1, steps.length);
+  return { label: `${words} · step ${current} of ${steps.length}`, tone: 'busy' };
 }
 
 /** Where the new database came from, in words. */

@@ -1,18 +1,18 @@
 import type { Request, Response, Router } from 'express';
-import { destroyedInstances, getInstance } from '#projections/instances/instanceDetail.ts';
+import { destroyedInstances, getInstance, isBehind } from '#projections/instances/instanceDetail.ts';
 import { jobStepsOf } from '#projections/instances/instanceJobSteps.ts';
 import { listInstances } from '#projections/instances/instanceList.ts';
-import { ERP_VERSIONS, STAGES } from '#services/instances/domain/instance.ts';
+import { ERP_VERSIONS, STAGES, STATUSES } from '#services/instances/domain/instance.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
-import { flash, render, seeOther } from '../http/render.ts';
+import { flash, jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
-import { ACTION_DONE, actionsFor, isAction } from './instanceActions.ts';
+import { ACTION_DONE, isAction, offeredActions } from './instanceActions.ts';
 import { refusalOf } from './instanceForm.ts';
 import { instanceFormRoutes } from './instanceForm.routes.ts';
 import { actorOf, pageNumber, queryString } from './instanceRequest.ts';
-import { sourceText, STATUSES, stepViews } from './instanceView.ts';
+import { sourceText, statusBadge, stepViews } from './instanceView.ts';
 import { logRoutes } from './logs.routes.ts';
 import { uploadRoutes } from './upload.routes.ts';
 
@@ -60,8 +60,9 @@ async function showDetail(ctx: WebContext, req: Request, res: Response) {
     {
       instance,
       steps: stepViews(steps, new Date()),
-      failedStep: steps.find((step) => step.state === 'failed')?.step,
-      actions: canOperate ? actionsFor(instance.status, instance.job_active) : [],
+      badge: statusBadge(instance, steps),
+      behind: isBehind(instance),
+      actions: canOperate ? offeredActions(instance) : [],
       canOperate,
       source: sourceText(instance.source),
     },
@@ -88,7 +89,7 @@ export function instanceRoutes(router: Router, ctx: WebContext): void {
     const action = String((req.body as { action?: unknown } | undefined)?.action ?? '');
     try {
       await ctx.controlPlane.instanceAction(actorOf(res).user_id, slug, action);
-      if (isAction(action)) flash(req, 'success', `${ACTION_DONE[action]} ${slug}: the job is queued.`);
+      if (isAction(action)) jobFlash(req, `${ACTION_DONE[action]} ${slug}: the job is queued.`);
     } catch (error) {
       const refusal = refusalOf(error);
       if (refusal.status === 404) throw new HttpError(404, `There is no instance ${slug}. It may have been purged.`);

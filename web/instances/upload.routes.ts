@@ -5,7 +5,7 @@ import { HttpError } from '#shared/http/errors.ts';
 import { uploadDir } from '#shared/platform/dataPaths.ts';
 import type { WebContext } from '../context.ts';
 import { checkCsrfInHandler } from '../http/csrf.ts';
-import { flash, render, seeOther } from '../http/render.ts';
+import { jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
 import { createBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, projectChoices, projectNamed, refusalOf, type InstanceFormInput } from './instanceForm.ts';
 import { actorOf, queryString } from './instanceRequest.ts';
@@ -62,7 +62,7 @@ export function uploadRoutes(router: Router, ctx: WebContext): void {
     delete body.clone_from;
     try {
       const created = await ctx.controlPlane.createInstance(actorOf(res).user_id, body);
-      flash(req, 'success', `Instance ${created.name} requested: its database is restored from the uploaded dump.`);
+      jobFlash(req, `Instance ${created.name} requested: its database is restored from the uploaded dump.`);
       seeOther(res, `/instances/${created.slug}`);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { STAGES, STATUSES } from '#services/instances/domain/instance.ts';
 import { schemaDocument } from '#shared/schemaValidator.ts';
 
 interface Operation {
@@ -39,8 +40,8 @@ export const operations: readonly Operation[] = [
 const QUERY: Record<string, unknown[]> = {
   '/api/v1/projects': [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }],
   '/api/v1/instances': [
-    { name: 'stage', in: 'query', required: false, schema: { type: 'string', enum: ['', 'development', 'staging', 'production'], default: '' } },
-    { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', 'queued', 'provisioning', 'running', 'stopped', 'failed', 'destroyed', 'sleeping'], default: '' } },
+    { name: 'stage', in: 'query', required: false, schema: { type: 'string', enum: ['', ...STAGES], default: '' } },
+    { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', ...STATUSES], default: '' } },
   ],
 };
 

@@ -1,15 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { allInstances } from '#projections/instances/instanceList.ts';
 import { RequestValidationError } from '#shared/http/errors.ts';
-import { STAGES, type InstanceAction } from '#services/instances/domain/instance.ts';
+import { STAGES, STATUSES, type InstanceAction } from '#services/instances/domain/instance.ts';
 import { actingUser, type ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateBody, validateSlug } from '../http/validate.ts';
 import { commandMetadata } from '../projects/project.api.ts';
 import { INSTANCE_READ_MODELS, instanceDetailOut, instanceOr404, instanceOut } from './instanceOut.ts';
 import type { InstanceCreateInput } from './instanceService.ts';
-
-const STATUSES = ['queued', 'provisioning', 'running', 'stopped', 'failed', 'destroyed', 'sleeping'];
 
 /** A list filter: empty means any; an unknown value is a 422 rather than an empty list. */
 function filter(req: Request, name: string, allowed: readonly string[]): string {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { getInstance, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
+import { getInstance, isBehind, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
 import { jobStepsOf } from '#projections/instances/instanceJobSteps.ts';
 import type { InstanceListRow } from '#projections/instances/instanceList.ts';
 import { HttpError } from '#shared/http/errors.ts';
@@ -27,7 +27,7 @@ export function instanceOut(row: InstanceListRow) {
   };
 }
 
-/** InstanceOut with the detail fields: where it runs, the commit and the current job's steps. */
+/** InstanceOut with the detail fields: where it runs, the commit against its branch head, and the current job's steps. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared read-model handle, see ControlPlaneContext
 export async function instanceDetailOut(readModel: Kysely<any>, row: InstanceDetailRow) {
   const steps = await jobStepsOf(readModel, row.job_id);
@@ -36,6 +36,10 @@ export async function instanceDetailOut(readModel: Kysely<any>, row: InstanceDet
     runtime: row.runtime,
     standin: row.standin,
     commit: row.commit,
+    branch_head: row.branch_head,
+    behind: isBehind(row),
+    rebuild_pending: row.rebuild_pending,
+    port: row.port,
     job: {
       id: row.job_id,
       kind: row.job_kind,

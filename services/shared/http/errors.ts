@@ -35,6 +35,8 @@ export function issuesFromAjv(errors: ErrorObject[] | null | undefined, where: '
     if (error.keyword === 'additionalProperties') {
       return { loc: [...loc, String(error.params['additionalProperty'])], msg: 'extra field not permitted', type: 'value_error.extra' };
     }
+    // ajv says "must be equal to one of the allowed values" without naming them; the caller needs them.
+    if (error.keyword === 'enum') return { loc, msg: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`, type: 'value_error.enum' };
     return { loc, msg: error.message ?? 'is invalid', type: `value_error.${error.keyword}` };
   });
 }
