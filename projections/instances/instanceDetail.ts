@@ -126,3 +126,20 @@ export function idleDevelopmentInstances(db: Kysely<InstanceDetailDb>, before: D
 export function destroyedInstances(db: Kysely<InstanceDetailDb>): Promise<Array<{ slug: string }>> {
   return db.selectFrom('instance_detail').select('slug').where('status', '=', 'destroyed').execute();
 }
+
+/** ERP ports kept by instances that are not destroyed: a new instance must not be given one of them. */
+export async function keptPorts(db: Kysely<InstanceDetailDb>): Promise<Set<number>> {
+  const rows = await db.selectFrom('instance_detail').select('port').where('port', 'is not', null).where('status', '<>', 'destroyed').execute();
+  return new Set(rows.map((row) => row.port!));
+}
+
+/** Instances a restarted all-in-one platform must look at: a job left unfinished, or a server that was running. */
+export function instancesToRecover(db: Kysely<InstanceDetailDb>): Promise<Array<Pick<InstanceDetailRow, 'slug' | 'status' | 'job_id' | 'job_active' | 'runtime'>>> {
+  return db
+    .selectFrom('instance_detail')
+    .select(['slug', 'status', 'job_id', 'job_active', 'runtime'])
+    .where('status', '<>', 'destroyed')
+    .where((eb) => eb.or([eb('job_active', '=', true), eb('status', '=', 'running')]))
+    .orderBy('slug')
+    .execute();
+}

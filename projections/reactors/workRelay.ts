@@ -1,16 +1,8 @@
 import type { Bus } from '#shared/bus/bus.ts';
-import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import { workMessageFor } from '#shared/bus/workMessage.ts';
 import type { Reactor } from '../runner/projection.ts';
 
-/** What an executor receives: the event that asked for work, whole. */
-export interface WorkMessageBody {
-  eventId: string;
-  stream: string;
-  type: string;
-  data: unknown;
-  metadata: RecordedEvent['metadata'];
-  globalPosition: number;
-}
+export type { WorkMessageBody } from '#shared/bus/workMessage.ts';
 
 /**
  * Relays events that ask for work (`InstanceRequested` → `work.provision`, …) to the bus's work
@@ -25,15 +17,8 @@ export function workRelayReactor(bus: Bus, routes: Readonly<Record<string, strin
       for (const event of events) {
         const subject = routes[event.type];
         if (!subject) continue;
-        const body: WorkMessageBody = {
-          eventId: event.id,
-          stream: event.stream,
-          type: event.type,
-          data: event.data,
-          metadata: event.metadata,
-          globalPosition: event.globalPosition,
-        };
-        await bus.publishWork(subject, new TextEncoder().encode(JSON.stringify(body)), { msgId: event.id });
+        const { data, msgId } = workMessageFor(event);
+        await bus.publishWork(subject, data, { msgId });
       }
     },
   };

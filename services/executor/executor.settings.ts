@@ -46,6 +46,12 @@ export const executorSettingsSchema = {
       default: '24h',
       description: 'development instances with no action for this long are put to sleep (90s, 30m, 24h, 7d)',
     },
+    FORJA_ERP_PORTS: {
+      type: 'string',
+      pattern: '^[0-9]{4,5}-[0-9]{4,5}$',
+      default: '20000-29999',
+      description: "range of ERP ports on 127.0.0.1: each instance gets one at its first start and keeps it; keep it outside the kernel's ephemeral range (32768-60999)",
+    },
     FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'jobs one executor runs at once' },
     FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
     FORJA_JOB_ACK_WAIT_S: {
@@ -68,6 +74,7 @@ export interface ExecutorSettings {
   FORJA_DOCKER_NETWORK_MODE: 'bridge' | 'host';
   FORJA_INSTANCE_DOMAIN?: string;
   FORJA_SLEEP_AFTER: string;
+  FORJA_ERP_PORTS: string;
   FORJA_EXECUTOR_CONCURRENCY: number;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;

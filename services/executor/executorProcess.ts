@@ -1,3 +1,4 @@
+import { keptPorts } from '#projections/instances/instanceDetail.ts';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { orExit } from '#shared/config/config.ts';
 import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool.ts';
@@ -10,6 +11,8 @@ import { reportUnexpectedExits } from './exitReporter.ts';
 import { startIdleSweep } from './idleSweep.ts';
 import { runJob, type JobEnvironment } from './jobs/jobRunner.ts';
 import { oncePerJob } from './jobs/oncePerJob.ts';
+import { recoverAfterRestart, stopErpServers } from './platformLifecycle.ts';
+import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
 import { checkoutCommit, resolveBranchHead } from './source/gitSource.ts';
 
@@ -20,8 +23,12 @@ const DURABLE = 'executor-instances';
  * The executor: pulls instance jobs from `work.instance`, runs their steps on the runtime, puts
  * idle development instances to sleep and reports ERP servers that die. `tools` is where it looks
  * for (and how it installs) the command-line tools its steps run.
+ *
+ * On its own, ERP servers outlive the executor (a restarted one adopts them, and reports the ones
+ * that died meanwhile). With `serversFollowPlatform` (npm start, the all-in-one) they stop with it,
+ * and the next start restarts the instances that were running and re-queues unfinished jobs.
  */
-export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools: RequireToolOptions = {}): StartProcess {
+export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools: RequireToolOptions = {}, options: { serversFollowPlatform?: boolean } = {}): StartProcess {
   return async (infra, config, parentLogger) => {
     const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
     // Before touching anything: without bsdtar an upload fails only after its dump was restored.
@@ -45,10 +52,14 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
       erpDatabaseServer: erpServer.server,
       dataDir: config.FORJA_DATA_DIR,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
+      ports: portAllocator({ range: parsePortRange(settings.FORJA_ERP_PORTS), reserved: () => keptPorts(readModel) }),
       heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
     };
     const exits = reportUnexpectedExits({ store: infra.store, runtime, dataDir: config.FORJA_DATA_DIR, logger });
-    await exits.reconcile(readModel).catch((error: unknown) => logger.warn({ err: error }, 'cannot reconcile running instances'));
+    const recovery = options.serversFollowPlatform
+      ? recoverAfterRestart({ store: infra.store, bus: infra.bus, readModel, runtime, logger })
+      : exits.reconcile(readModel);
+    await recovery.catch((error: unknown) => logger.warn({ err: error }, 'cannot reconcile instances with their servers'));
     const sweep = startIdleSweep({ store: infra.store, readModel, sleepAfterMs: durationMs(settings.FORJA_SLEEP_AFTER), logger });
     const abort = new AbortController();
     const runOnce = oncePerJob();
@@ -64,6 +75,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
         sweep.stop();
         abort.abort();
         await consuming.catch(() => undefined);
+        if (options.serversFollowPlatform) await stopErpServers(runtime, logger);
         await runtime.close();
         await erpServer.close();
       },
@@ -71,4 +83,8 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
   };
 }
 
+/** `npm run executor`: an executor on its own; the ERP servers outlive it. */
 export const startExecutorProcess: StartProcess = executorStarter();
+
+/** The executor inside `npm start`: the ERP servers go down and come back with the platform. */
+export const startAllInOneExecutor: StartProcess = executorStarter({}, {}, { serversFollowPlatform: true });

@@ -83,12 +83,13 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     expect(readFileSync(spec.logFile, 'utf8')).to.include('module sale: installed');
     expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
 
-    const { url } = await runtime.start(spec);
-    expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const port = await freePort();
+    const { url } = await runtime.start(spec, port);
+    expect(url).to.equal(`http://127.0.0.1:${port}`);
     await waitUntil(() => answers(url), 'the ERP to answer /web/health', 30_000);
     const info = await docker.getContainer(`forja-${spec.slug}-erp`).inspect();
     expect(info.Config.Labels).to.include({ 'forja.instance': spec.slug, [`traefik.http.routers.forja-${spec.slug}.rule`]: `Host(\`${spec.slug}.forja.test\`)` });
-    expect((await runtime.start(spec)).url).to.equal(url);
+    expect((await runtime.start(spec, port)).url).to.equal(url);
     expect((await runtime.running()).get(spec.slug)).to.equal(url);
 
     await runtime.stop(spec.slug);
@@ -96,7 +97,8 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     expect(await runtime.running()).to.deep.equal(new Map());
     expect(await answers(url)).to.equal(false);
 
-    const again = await runtime.start(spec);
+    const again = await runtime.start(spec, port);
+    expect(again.url, 'the kept port').to.equal(url);
     await waitUntil(() => answers(again.url), 'the restarted ERP to answer', 30_000);
     await runtime.destroy(spec.slug);
     expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
@@ -148,7 +150,8 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
 
   it('reports a server killed from outside, not one it stopped', async () => {
     const [stopped, killed] = [await newSpec(), await newSpec()];
-    const urls = [(await runtime.start(stopped)).url, (await runtime.start(killed)).url];
+    const ports = [await freePort(), await freePort()] as const;
+    const urls = [(await runtime.start(stopped, ports[0])).url, (await runtime.start(killed, ports[1])).url];
     for (const url of urls) await waitUntil(() => answers(url), 'both ERPs to answer', 30_000);
 
     await runtime.stop(stopped.slug);
@@ -158,8 +161,8 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     expect(exits.filter((exit) => [stopped.slug, killed.slug].includes(exit.slug))).to.deep.equal([{ slug: killed.slug, exitCode: 137 }]);
     expect((await runtime.running()).has(killed.slug)).to.equal(false);
 
-    const restarted = await runtime.start(killed);
-    expect(restarted.url).to.not.equal(urls[1]);
+    const restarted = await runtime.start(killed, ports[1]);
+    expect(restarted.url, 'a replaced server keeps the instance port').to.equal(urls[1]);
     await waitUntil(() => answers(restarted.url), 'the replaced ERP to answer', 30_000);
     await runtime.destroy(killed.slug);
     await runtime.destroy(stopped.slug);
@@ -169,13 +172,13 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     const bridge = new DockerRuntime({ socketPath, image: IMAGE, networkMode: 'bridge', instanceDomain: 'forja.test' });
     try {
       const local = await newSpec();
-      await bridge.start(local).then(
+      await bridge.start(local, await freePort()).then(
         () => expect.fail('a loopback database cannot work from a bridge network'),
         (error: Error) => expect(error.message).to.include('FORJA_DOCKER_NETWORK_MODE=host'),
       );
       // No database answers there: the wiring is what is checked here.
       const spec = await newSpec({ db: { ...db, host: 'db.forja.invalid' } });
-      const { url } = await bridge.start(spec);
+      const { url } = await bridge.start(spec, await freePort());
       const info = await docker.getContainer(`forja-${spec.slug}-erp`).inspect();
       const [binding] = info.HostConfig.PortBindings?.['8069/tcp'] ?? [];
       expect(binding).to.deep.include({ HostIp: '127.0.0.1' });

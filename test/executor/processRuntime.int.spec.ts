@@ -48,6 +48,8 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
   let root: string;
   let databaseUrl: string;
   let spec: ErpRunSpec;
+  /** The instance's kept port, as the start step passes it. */
+  let port: number;
 
   /** A runtime as one executor process would have it; several of them simulate restarts. */
   const runtime = (options: Partial<ProcessRuntimeOptions> = {}) => {
@@ -59,6 +61,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
 
   before(async () => {
     databaseUrl = await createTestDatabase('erp');
+    port = await freePort();
     root = runDir('process-runtime');
     const url = new URL(databaseUrl);
     const slug = `shop-${randomBytes(3).toString('hex')}`;
@@ -104,7 +107,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
 
   it('starts a detached server on 127.0.0.1, records it, and keeps the password off its command line', async () => {
     const first = runtime();
-    const { url } = await first.start(spec);
+    const { url } = await first.start(spec, port);
     expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
     await waitUntil(() => answersHealth(url), 'the ERP to answer /web/health', 20_000);
     const record = pidFile();
@@ -118,7 +121,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     const before = pidFile()!;
     for (const made of runtimes) await made.close(); // the old executor is gone; its server is not
     const restarted = runtime();
-    const { url } = await restarted.start(spec);
+    const { url } = await restarted.start(spec, port);
     expect(url).to.equal(`http://127.0.0.1:${before.port}`);
     expect(pidFile()!.pid).to.equal(before.pid);
     expect(erpPids(spec.database)).to.deep.equal([before.pid]);
@@ -139,13 +142,13 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
   it('a server outlives its executor being SIGKILLed, and the next executor adopts it', async () => {
     const executorMain = `
       import { ProcessRuntime } from '#services/executor/runtime/process/processRuntime.ts';
-      const { url } = await new ProcessRuntime({ dataDir: process.env.ROOT }).start(JSON.parse(process.env.SPEC));
+      const { url } = await new ProcessRuntime({ dataDir: process.env.ROOT }).start(JSON.parse(process.env.SPEC), Number(process.env.PORT));
       process.stdout.write(url + '\\n');
       setInterval(() => {}, 1000);
     `;
     const executor = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', executorMain], {
       detached: true,
-      env: { ...process.env, ROOT: root, SPEC: JSON.stringify(spec) },
+      env: { ...process.env, ROOT: root, SPEC: JSON.stringify(spec), PORT: String(port) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise((resolve) => executor.once('exit', resolve));
@@ -157,7 +160,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     await exited;
     await waitUntil(() => answersHealth(url), 'the orphaned ERP to answer', 20_000);
     const adopter = runtime();
-    expect((await adopter.start(spec)).url).to.equal(url);
+    expect((await adopter.start(spec, port)).url).to.equal(url);
     expect(erpPids(spec.database)).to.deep.equal([pidFile()!.pid]);
     await adopter.stop(spec.slug);
   });
@@ -168,7 +171,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     const byParent: Array<[string, number | null]> = [];
     const byAdopter: Array<[string, number | null]> = [];
     parent.onUnexpectedExit((slug, code) => byParent.push([slug, code]));
-    const { url } = await parent.start(spec);
+    const { url } = await parent.start(spec, port);
     adopter.onUnexpectedExit((slug, code) => byAdopter.push([slug, code]));
     await waitUntil(() => answersHealth(url), 'the ERP to answer /web/health', 20_000);
     process.kill(pidFile()!.pid, 'SIGKILL');
@@ -185,7 +188,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     const starter = runtime();
     const reports: string[] = [];
     starter.onUnexpectedExit((slug) => reports.push(slug));
-    const { url } = await starter.start(spec);
+    const { url } = await starter.start(spec, port);
     expect(pidFile()!.pid).not.to.equal(stale.pid);
     await waitUntil(() => answersHealth(url), 'the new ERP to answer', 20_000);
     await runtime().stop(spec.slug); // another executor stopping it is no unexpected exit for this one
@@ -195,7 +198,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     onTeardown(async () => void stranger.kill('SIGKILL'));
     writePidFile(pidFilePath(root, spec.slug), { ...stale, pid: stranger.pid! }); // as if the pid were reused
-    await starter.start(spec);
+    await starter.start(spec, port);
     expect(pidFile()!.pid).not.to.equal(stranger.pid);
     await starter.stop(spec.slug);
     writePidFile(pidFilePath(root, spec.slug), { ...stale, pid: stranger.pid! });
@@ -203,6 +206,29 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     expect(stranger.exitCode).to.equal(null);
     expect(existsSync(`/proc/${stranger.pid}`)).to.equal(true);
     stranger.kill('SIGKILL');
+  });
+
+  it('starts again on the same port after a stop, so the URL stays valid', async () => {
+    const keeper = runtime();
+    const first = await keeper.start(spec, port);
+    await keeper.stop(spec.slug);
+    const second = await keeper.start(spec, port);
+    expect(second.url).to.equal(first.url).and.equal(`http://127.0.0.1:${port}`);
+    await waitUntil(() => answersHealth(second.url), 'the ERP to answer on its kept port', 20_000);
+    await keeper.stop(spec.slug);
+  });
+
+  it('refuses to start when something else holds the port, naming the port and the holder', async () => {
+    const holder = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1', () => console.log('listening'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    onTeardown(async () => void holder.kill('SIGKILL'));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const error = await runtime()
+      .start(spec, port)
+      .then(() => null, (rejection: unknown) => rejection);
+    expect(error).to.have.property('name', 'PortTakenError');
+    expect((error as Error).message).to.include(`port ${port}`).and.include(`pid ${holder.pid}`).and.include(spec.slug);
+    expect(erpPids(spec.database)).to.deep.equal([]);
+    holder.kill('SIGKILL');
   });
 
   it('rejects a failed run with ErpRunError: exit code and the tail of the log', async () => {

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
+import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
 
 /** Git operations for the source steps (services/executor/source). */
@@ -26,6 +27,8 @@ export interface StepEnvironment {
   erpDatabaseServer: ErpDatabaseServer;
   dataDir: string;
   healthTimeoutMs: number;
+  /** Chooses a new instance's ERP port (once; it is kept in its facts). */
+  ports: PortAllocator;
   /** The instance's ERP run spec (database name, folders, log file). */
   spec: ErpRunSpec;
   erpLog: JobLog;

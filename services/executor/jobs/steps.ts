@@ -32,19 +32,21 @@ const resolveSource: Step = async (env) => {
     await env.erpLog('no repository: the standard ERP only');
     return {};
   }
-  const commit = await withToolLog(env, 'erp', (log) => env.source(log).resolveBranchHead(gitRepo, branch));
-  await env.erpLog(`${branch} of ${gitRepo} is at ${commit}`);
-  return { commit };
+  const branchHead = await withToolLog(env, 'erp', (log) => env.source(log).resolveBranchHead(gitRepo, branch));
+  await env.erpLog(`${branch} of ${gitRepo} is at ${branchHead}`);
+  return { branchHead };
 };
 
 const fetchCode: Step = async (env) => {
   const { gitRepo, branch, facts } = env.instance;
   if (!gitRepo || !env.spec.sourceDir) return {};
-  if (!facts.commit) throw new Error('no commit was resolved for this job');
+  // Jobs whose resolve_source completed before branchHead existed recorded the head as `commit`.
+  const commit = facts.branchHead ?? facts.commit;
+  if (!commit) throw new Error('no commit was resolved for this job');
   const sourceDir = env.spec.sourceDir;
-  await withToolLog(env, 'erp', (log) => env.source(log).checkout(gitRepo, branch, facts.commit!, sourceDir));
-  await env.erpLog(`checked out ${facts.commit} with its submodules`);
-  return {};
+  await withToolLog(env, 'erp', (log) => env.source(log).checkout(gitRepo, branch, commit, sourceDir));
+  await env.erpLog(`checked out ${commit} with its submodules`);
+  return { commit };
 };
 
 const database: Step = async (env) => {
@@ -97,7 +99,12 @@ const stop: Step = async (env) => {
   return {};
 };
 
-const start: Step = async (env) => ({ url: (await env.runtime.start(env.spec)).url });
+/** The ERP's port is chosen at its first start and recorded; every later start asks for the same one. */
+const start: Step = async (env) => {
+  const port = env.instance.facts.port ?? (await env.ports.allocate());
+  const { url } = await env.runtime.start(env.spec, port);
+  return { url, port };
+};
 
 const healthCheck: Step = async (env) => {
   const url = env.instance.facts.url;

@@ -50,11 +50,13 @@ export interface Runtime {
   /** Runs the ERP once with `args` added (e.g. `-i sale --stop-after-init`); rejects with ErpRunError unless it exits 0. */
   runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void>;
   /**
-   * Starts the ERP server, or keeps the one already running for this instance (after an executor
-   * crash the server started by the lost attempt is adopted, not doubled). Resolves with its base
-   * URL on 127.0.0.1 once the process or container is up (not necessarily answering yet).
+   * Starts the ERP server on `port` (the instance's own, kept across starts), or keeps the one
+   * already running for this instance (after an executor crash the server started by the lost
+   * attempt is adopted, not doubled). Resolves with its base URL on 127.0.0.1 once the process or
+   * container is up (not necessarily answering yet). Rejects with PortTakenError, naming the
+   * holder, when something else listens on the port.
    */
-  start(spec: ErpRunSpec): Promise<{ url: string }>;
+  start(spec: ErpRunSpec, port: number): Promise<{ url: string }>;
   /** Stops the server (SIGTERM, then SIGKILL after a grace period); a stopped one is fine. */
   stop(slug: string): Promise<void>;
   /** Removes everything this runtime made for the instance (processes, containers, networks, volumes). */

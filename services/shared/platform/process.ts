@@ -15,27 +15,45 @@ export interface ForjaProcess {
 
 export type StartProcess = (infra: Infrastructure, config: Config, logger: Logger) => Promise<ForjaProcess>;
 
+/** Signals after the first that shutdown tolerates; the one after them forces the exit. */
+const SIGNALS_BEFORE_FORCE = 2;
+
 /**
  * Runs processes until SIGINT or SIGTERM, then stops them in reverse order and closes the
  * infrastructure. Used by every main.ts (one process) and by `npm start` (all of them).
+ *
+ * A terminal's Ctrl-C signals the whole foreground process group (npm, tsx, node), and tsx relays
+ * it again, so node sees SIGINT twice: shutdown must be idempotent. Later signals during shutdown
+ * are logged and ignored, up to the third, which forces the exit (what was not stopped yet stays).
  */
 export async function runProcesses(title: string, starters: StartProcess[]): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config, title);
   const infra = await openInfrastructureOrExit(config, logger, title);
   const running: ForjaProcess[] = [];
-  let stopping = false;
-  const stop = async (signal: string, exitCode = 0) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    for (const proc of running.reverse()) await proc.stop().catch((error: unknown) => logger.error({ err: error, process: proc.name }, 'stop failed'));
-    await infra.close();
-    logger.info('stopped cleanly');
-    process.exit(exitCode);
+  let shutdown: Promise<void> | null = null;
+  let signalsDuringShutdown = 0;
+  const stop = (reason: string, exitCode = 0): Promise<void> => {
+    shutdown ??= (async () => {
+      logger.info({ signal: reason }, 'stopping');
+      for (const proc of running.reverse()) await proc.stop().catch((error: unknown) => logger.error({ err: error, process: proc.name }, 'stop failed'));
+      await infra.close();
+      logger.info('stopped cleanly');
+      process.exit(exitCode);
+    })();
+    return shutdown;
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!shutdown) return void stop(signal);
+    signalsDuringShutdown += 1;
+    if (signalsDuringShutdown > SIGNALS_BEFORE_FORCE) {
+      logger.warn({ signal }, 'forced exit: some services may still be running');
+      process.exit(130);
+    }
+    logger.info({ signal }, signalsDuringShutdown === 1 ? 'already stopping' : 'already stopping; one more signal forces the exit');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     for (const start of starters) running.push(await start(infra, config, logger));
   } catch (error) {

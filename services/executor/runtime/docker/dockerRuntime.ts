@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Docker from 'dockerode';
-import { freePort } from '#shared/local/freePort.ts';
 import type { ExecutorSettings } from '../../executor.settings.ts';
+import { assertPortFree } from '../../ports/portCheck.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
 import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, type NetworkMode } from './erpContainer.ts';
@@ -89,7 +89,7 @@ export class DockerRuntime implements Runtime {
     await runOneShot(this.docker, spec, image, this.options.networkMode, args, signal);
   }
 
-  start(spec: ErpRunSpec): Promise<{ url: string }> {
+  start(spec: ErpRunSpec, hostPort: number): Promise<{ url: string }> {
     return this.serialized(spec.slug, async () => {
       const adopted = await this.adoptOrClear(spec);
       if (adopted) return adopted;
@@ -98,7 +98,7 @@ export class DockerRuntime implements Runtime {
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
       prepareHostFolders(spec);
       await this.exits.ready(); // its death must not slip past the watcher
-      const hostPort = await freePort();
+      await assertPortFree(hostPort, spec.slug);
       const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };
       const container = await this.docker.createContainer(serverContainer(spec, image, placement));
       try {

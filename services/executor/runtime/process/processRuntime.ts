@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { freePort } from '#shared/local/freePort.ts';
+import { assertPortFree } from '../../ports/portCheck.ts';
 import { ErpRunError, type ErpRunSpec, type Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
 import { fileSize, logTail } from '../../logTail.ts';
@@ -82,7 +82,7 @@ export class ProcessRuntime implements Runtime {
     throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, { from: logStart }));
   }
 
-  start(spec: ErpRunSpec): Promise<{ url: string }> {
+  start(spec: ErpRunSpec, port: number): Promise<{ url: string }> {
     return this.serialized(spec.slug, async () => {
       const path = pidFilePath(this.dataRoot, spec.slug);
       const existing = readPidFile(path);
@@ -94,7 +94,7 @@ export class ProcessRuntime implements Runtime {
         await this.terminate(path, existing); // a stop cut short, or another database
       }
       const command = this.command(spec.erpVersion);
-      const port = await freePort();
+      await assertPortFree(port, spec.slug);
       const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec);
       child.unref();
       const record: PidRecord = { pid: child.pid, port, startedAt: new Date().toISOString(), command, database: spec.database };

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { instancesToRecover } from '#projections/instances/instanceDetail.ts';
+import { waitForPosition } from '#projections/runner/waitForPosition.ts';
+import type { Bus } from '#shared/bus/bus.ts';
+import { workMessageFor } from '#shared/bus/workMessage.ts';
+import { DomainError } from '#shared/decider/decider.ts';
+import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { EventStore } from '#shared/eventStore/eventStore.ts';
+import type { Logger } from '#shared/log.ts';
+import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
+import { instanceStream } from '#services/instances/domain/instance.ts';
+import type { Runtime } from './runtime/runtime.ts';
+
+/** The shared read-model handle: Kysely's database type is invariant, so it is untyped (as in ControlPlaneContext). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+type ReadModel = Kysely<any>;
+
+/**
+ * `npm start` is the all-in-one: the ERP servers it runs go down with it and come back with it,
+ * like containers with a restart policy. (An executor run on its own leaves them running instead,
+ * and a restarted one adopts them.)
+ */
+
+/** Stops every ERP server of this runtime; the pid files say "stopping", so none is reported as a crash. */
+export async function stopErpServers(runtime: Runtime, logger: Logger): Promise<string[]> {
+  const slugs = [...(await runtime.running()).keys()];
+  await Promise.all(slugs.map((slug) => runtime.stop(slug).catch((error: unknown) => logger.error({ err: error, slug }, 'cannot stop an ERP server'))));
+  if (slugs.length) logger.info({ instances: slugs }, 'ERP servers stopped with the platform');
+  return slugs;
+}
+
+export interface Recovered {
+  /** Running instances whose server went down with the platform: a `restart` job brings each back. */
+  restarted: string[];
+  /** Jobs the platform stopped in the middle: queued again, they resume at their first unfinished step. */
+  resumed: string[];
+}
+
+/**
+ * After the platform started again: instances that were running are restarted (stopped and
+ * sleeping ones stay as they were), and jobs cut short are queued again (the in-process bus
+ * forgot them; a real bus de-duplicates by event id). Waits for the read model to show every
+ * event first, because it chooses from it.
+ */
+export async function recoverAfterRestart(options: { store: EventStore; bus: Bus; readModel: ReadModel; runtime: Runtime; logger: Logger; timeoutMs?: number }): Promise<Recovered> {
+  const { store, bus, readModel, runtime, logger } = options;
+  await waitForPosition(readModel, 'instance_detail', await store.headPosition(), { timeoutMs: options.timeoutMs ?? 60_000 });
+  const alive = await runtime.running();
+  const recovered: Recovered = { restarted: [], resumed: [] };
+  for (const row of await instancesToRecover(readModel)) {
+    if (row.job_active) {
+      if (await requeueJob(store, bus, row.slug, row.job_id)) recovered.resumed.push(row.slug);
+    } else if (!alive.has(row.slug) && row.runtime === runtime.kind) {
+      if (await requestRestart(store, row.slug)) recovered.restarted.push(row.slug);
+    }
+  }
+  if (recovered.restarted.length || recovered.resumed.length) logger.info(recovered, 'instances brought back after the platform restarted');
+  return recovered;
+}
+
+async function requeueJob(store: EventStore, bus: Bus, slug: string, jobId: string): Promise<boolean> {
+  const { events } = await store.readStream(instanceStream(slug));
+  const request = events.find((event) => (event.type === 'InstanceRequested' || event.type === 'InstanceActionRequested') && (event.data as { jobId?: string }).jobId === jobId);
+  if (!request) return false;
+  const { data, msgId } = workMessageFor(request);
+  await bus.publishWork('work.instance', data, { msgId });
+  return true;
+}
+
+async function requestRestart(store: EventStore, slug: string): Promise<boolean> {
+  const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString() };
+  try {
+    await handleCommand(store, instanceDecider, instanceStream(slug), { type: 'RequestAction', action: 'restart', jobId: randomUUID(), reason: 'boot' }, { metadata });
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError) return false; // something else changed it meanwhile
+    throw error;
+  }
+}
