@@ -70,17 +70,18 @@ describe('the test post-receive hook', function () {
     const body = JSON.parse(delivery.body.toString()) as Record<string, unknown>;
     expect(body).to.include({ ref: 'refs/heads/feature/x', after, deleted: false });
     expect(body['repository']).to.deep.include({ name: 'hooked', clone_url: bare.url });
-    expect(read(delivery)).to.deep.equal({ host: 'github', event: 'push', pushes: [{ branch: 'feature/x' }], ignored: 0 });
+    expect(read(delivery)).to.deep.equal({ host: 'github', event: 'push', pushes: [{ branch: 'feature/x', head: after }], ignored: 0 });
   });
 
   it('sends one delivery per ref of a push; tags and deletions read as ignored', async () => {
     const work = await workClone(bare);
     await git(work, 'tag', 'v1.0');
     await git(work, 'push', '-q', 'origin', 'v1.0', 'HEAD:refs/heads/release/1.0', ':refs/heads/feature/x');
+    const head = await git(work, 'rev-parse', 'HEAD');
     expect(hook.deliveries).to.have.length(3);
     const results = hook.deliveries.map(read).sort((a, b) => a.ignored - b.ignored || JSON.stringify(a).localeCompare(JSON.stringify(b)));
     expect(results).to.deep.equal([
-      { host: 'github', event: 'push', pushes: [{ branch: 'release/1.0' }], ignored: 0 },
+      { host: 'github', event: 'push', pushes: [{ branch: 'release/1.0', head }], ignored: 0 },
       { host: 'github', event: 'push', pushes: [], ignored: 1 },
       { host: 'github', event: 'push', pushes: [], ignored: 1 },
     ]);
@@ -89,8 +90,8 @@ describe('the test post-receive hook', function () {
   });
 
   it('escapes a branch name with a double quote', async () => {
-    await pushCommit(bare, 'odd"name', 'quoted');
-    expect(read(hook.deliveries[0]!)).to.deep.equal({ host: 'github', event: 'push', pushes: [{ branch: 'odd"name' }], ignored: 0 });
+    const head = await pushCommit(bare, 'odd"name', 'quoted');
+    expect(read(hook.deliveries[0]!)).to.deep.equal({ host: 'github', event: 'push', pushes: [{ branch: 'odd"name', head }], ignored: 0 });
   });
 });
 
@@ -99,13 +100,13 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
   let platform: TestPlatform;
   let server: Listening;
   let secret: string;
-  const calls: Array<{ project: string; branch: string; metadata: EventMetadata }> = [];
+  const calls: Array<{ project: string; branch: string; head: string | undefined; metadata: EventMetadata }> = [];
   const validResult = schemaValidator('api/GitHookResult.v1.json');
 
-  /** Stands in for ctx.instances.rebuildForPush: every branch rebuilds `shared` and one instance of its own; `busy` is skipped. */
-  const rebuildForPush: ControlPlaneContext['instances']['rebuildForPush'] = async (project, branch, metadata) => {
-    calls.push({ project, branch, metadata });
-    return { rebuilt: ['shared', `${project}-${branch.replace(/\W/g, '-')}`], skipped: [{ slug: 'busy', reason: 'busy with a provision job' }], lastGlobalPosition: undefined };
+  /** Stands in for ctx.instances.rebuildForPush: every branch rebuilds `shared` and one instance of its own; `busy` waits for its job; `gone` is skipped. */
+  const rebuildForPush: ControlPlaneContext['instances']['rebuildForPush'] = async (project, branch, head, metadata) => {
+    calls.push({ project, branch, head, metadata });
+    return { rebuilt: ['shared', `${project}-${branch.replace(/\W/g, '-')}`], deferred: ['busy'], skipped: [{ slug: 'gone', reason: 'gone is busy with a destroy job' }], lastGlobalPosition: undefined };
   };
 
   before(async () => {
@@ -143,9 +144,9 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
   it('rebuilds on a real git push delivered by the post-receive hook', async () => {
     const bare = await createBareRepo('hook-target');
     await installPostReceiveHook(bare, hookUrl());
-    await pushCommit(bare, 'feature/x', 'pushed through the hook');
+    const pushed = await pushCommit(bare, 'feature/x', 'pushed through the hook');
     await waitUntil(() => calls.length === 1, 'the hook delivery');
-    expect(calls[0]).to.deep.include({ project: 'hook-target', branch: 'feature/x' });
+    expect(calls[0]).to.deep.include({ project: 'hook-target', branch: 'feature/x', head: pushed });
     expect(calls[0]!.metadata.actor).to.equal('system');
     expect(calls[0]!.metadata.correlationId).to.match(/^[0-9a-f-]{36}$/);
   });
@@ -154,7 +155,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
     const { status, body } = await deliver('github-push');
     expect(status).to.equal(200);
     expectResult(body);
-    expect(body).to.deep.equal({ project: 'hook-target', host: 'github', event: 'push', branch: 'feature/afip-wsfe', branches: ['feature/afip-wsfe'], rebuilt: ['shared', 'hook-target-feature-afip-wsfe'], skipped: [{ slug: 'busy', reason: 'busy with a provision job' }], ignored: 0 });
+    expect(body).to.deep.equal({ project: 'hook-target', host: 'github', event: 'push', branch: 'feature/afip-wsfe', branches: ['feature/afip-wsfe'], rebuilt: ['shared', 'hook-target-feature-afip-wsfe'], deferred: ['busy'], skipped: [{ slug: 'gone', reason: 'gone is busy with a destroy job' }], ignored: 0 });
     expect(calls.map((call) => call.metadata.correlationId)).to.deep.equal(['8f5c2e40-9b1d-11ef-8e2a-3c1b7d5a0f11']);
   });
 
@@ -162,7 +163,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
     const { status, body } = await deliver('bitbucket-push');
     expect(status).to.equal(200);
     expectResult(body);
-    expect(body).to.deep.include({ host: 'bitbucket', branch: 'main', branches: ['main', 'feature/afip'], rebuilt: ['shared', 'hook-target-main', 'hook-target-feature-afip'], skipped: [{ slug: 'busy', reason: 'busy with a provision job' }], ignored: 2 });
+    expect(body).to.deep.include({ host: 'bitbucket', branch: 'main', branches: ['main', 'feature/afip'], rebuilt: ['shared', 'hook-target-main', 'hook-target-feature-afip'], deferred: ['busy'], skipped: [{ slug: 'gone', reason: 'gone is busy with a destroy job' }], ignored: 2 });
     expect(calls.map((call) => call.branch)).to.deep.equal(['main', 'feature/afip']);
     expect(calls.map((call) => call.metadata.correlationId)).to.deep.equal(['a9b8c7d6-e5f4-4a3b-2c1d-0e9f8a7b6c5d', 'a9b8c7d6-e5f4-4a3b-2c1d-0e9f8a7b6c5d']);
   });
@@ -172,7 +173,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
       const { status, body } = await deliver(name);
       expect(status, name).to.equal(200);
       expectResult(body);
-      expect(body, name).to.deep.include({ event, branch: null, branches: [], rebuilt: [], skipped: [], ignored });
+      expect(body, name).to.deep.include({ event, branch: null, branches: [], rebuilt: [], deferred: [], skipped: [], ignored });
     }
     expect(calls).to.deep.equal([]);
   });

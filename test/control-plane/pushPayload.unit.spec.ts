@@ -25,22 +25,39 @@ function refused(call: () => unknown): string {
   throw new Error('expected a PushPayloadError');
 }
 
-const push = (host: PushPayload['host'], branches: string[], ignored = 0): PushPayload => ({ host, event: 'push', pushes: branches.map((branch) => ({ branch })), ignored });
+/** Branches as `name` or `name@head` (the commit the payload says the branch now points at). */
+const push = (host: PushPayload['host'], branches: string[], ignored = 0): PushPayload => ({
+  host,
+  event: 'push',
+  pushes: branches.map((entry) => {
+    const [branch, head] = entry.split('@') as [string, string | undefined];
+    return head ? { branch, head } : { branch };
+  }),
+  ignored,
+});
+const HEADS = {
+  github: 'feature/afip-wsfe@0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
+  gitlab: 'staging@da1560886d4f094c3e6c9ef40349f7d38b5d27d7',
+  gitea: 'develop@bffeb74224043ba2feb48d137756c8a9331c449a',
+  forgejo: 'release/17.0@7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f',
+  bitbucket: ['main@7f2e0f3a95c1f7a1e36bc2d0a8e4b6c9d1f2e3a4', 'feature/afip@c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2'],
+  bitbucketServer: 'main@178864a7d521b6f5e720b386b2c2b0ef8563e0dc',
+};
 
 describe('push hook payloads', () => {
   describe('each host’s recorded delivery', () => {
     const expected: Record<string, PushPayload> = {
-      'github-push': push('github', ['feature/afip-wsfe']),
+      'github-push': push('github', [HEADS.github]),
       'github-delete': push('github', [], 1),
       'github-tag': push('github', [], 1),
       'github-ping': { host: 'github', event: 'ping', pushes: [], ignored: 0 },
-      'gitlab-push': push('gitlab', ['staging']),
+      'gitlab-push': push('gitlab', [HEADS.gitlab]),
       'gitlab-tag-push': push('gitlab', [], 1),
       'gitlab-delete': push('gitlab', [], 1),
-      'gitea-push': push('gitea', ['develop']),
-      'forgejo-push': push('forgejo', ['release/17.0']),
-      'bitbucket-push': push('bitbucket', ['main', 'feature/afip'], 2),
-      'bitbucket-server-push': push('bitbucket-server', ['main'], 1),
+      'gitea-push': push('gitea', [HEADS.gitea]),
+      'forgejo-push': push('forgejo', [HEADS.forgejo]),
+      'bitbucket-push': push('bitbucket', HEADS.bitbucket, 2),
+      'bitbucket-server-push': push('bitbucket-server', [HEADS.bitbucketServer], 1),
     };
 
     it('has an expectation for every fixture', () => {
@@ -58,14 +75,14 @@ describe('push hook payloads', () => {
 
   describe('without the host’s headers, by the body’s shape', () => {
     for (const [name, result] of [
-      ['github-push', push('generic', ['feature/afip-wsfe'])],
-      ['gitea-push', push('generic', ['develop'])],
+      ['github-push', push('generic', [HEADS.github])],
+      ['gitea-push', push('generic', [HEADS.gitea])],
       ['github-delete', push('generic', [], 1)],
       ['github-ping', { host: 'github', event: 'ping', pushes: [], ignored: 0 }],
-      ['gitlab-push', push('gitlab', ['staging'])],
+      ['gitlab-push', push('gitlab', [HEADS.gitlab])],
       ['gitlab-tag-push', push('gitlab', [], 1)],
-      ['bitbucket-push', push('bitbucket', ['main', 'feature/afip'], 2)],
-      ['bitbucket-server-push', push('bitbucket-server', ['main'], 1)],
+      ['bitbucket-push', push('bitbucket', HEADS.bitbucket, 2)],
+      ['bitbucket-server-push', push('bitbucket-server', [HEADS.bitbucketServer], 1)],
     ] as const) {
       it(`reads ${name}`, () => expect(parsePushPayload({ 'content-type': 'application/json' }, fixture(name).body)).to.deep.equal(result));
     }
@@ -85,12 +102,18 @@ describe('push hook payloads', () => {
     });
 
     it('keeps every slash of a branch name, and nothing else', () => {
-      expect(github({ ref: 'refs/heads/refs/heads/odd', after: 'a'.repeat(40) })).to.deep.equal(push('github', ['refs/heads/odd']));
+      expect(github({ ref: 'refs/heads/refs/heads/odd', after: 'a'.repeat(40) })).to.deep.equal(push('github', [`refs/heads/odd@${'a'.repeat(40)}`]));
     });
 
     it('lists a branch pushed twice in one Bitbucket payload once', () => {
       const change = { old: null, new: { type: 'branch', name: 'main' } };
       expect(parsePushPayload({ 'X-Event-Key': 'repo:push' }, { push: { changes: [change, change] } })).to.deep.equal(push('bitbucket', ['main']));
+    });
+
+    it('keeps a branch head only when it is a full commit id, and the last one of a branch pushed twice', () => {
+      expect(github({ ref: 'refs/heads/main', after: 'HEAD' })).to.deep.equal(push('github', ['main']));
+      const change = (hash: string) => ({ new: { type: 'branch', name: 'main', target: { hash } } });
+      expect(parsePushPayload({ 'X-Event-Key': 'repo:push' }, { push: { changes: [change('a'.repeat(40)), change('b'.repeat(40))] } })).to.deep.equal(push('bitbucket', [`main@${'b'.repeat(40)}`]));
     });
 
     it('reads headers in any case, and the first of a repeated one', () => {
@@ -142,7 +165,7 @@ describe('push hook payloads', () => {
     it('reads GitHub’s form option: the JSON in the payload field', () => {
       const raw = Buffer.from(new URLSearchParams({ payload: JSON.stringify({ ...body, ref: 'refs/heads/feature/ñandú & co' }) }).toString());
       const decoded = decodeHookBody(raw, 'application/x-www-form-urlencoded');
-      expect(parsePushPayload({ 'x-github-event': 'push' }, decoded)).to.deep.equal(push('github', ['feature/ñandú & co']));
+      expect(parsePushPayload({ 'x-github-event': 'push' }, decoded)).to.deep.equal(push('github', [`feature/ñandú & co@${String(body['after'])}`]));
     });
 
     it('says what is wrong with a body it cannot read', () => {

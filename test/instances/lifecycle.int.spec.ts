@@ -145,6 +145,29 @@ describe('instance lifecycle on the process runtime', function () {
     await client.act(feature.slug, 'stop');
   });
 
+  it('remembers pushes that arrive during a job: one rebuild to the branch head follows it', async () => {
+    const { webhookSecret } = resolvePlatformSecrets(platform.config);
+    await installPostReceiveHook(repo, `${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme')}`);
+    const before = (await platform.infra.store.readStream('instance-acme-dev')).events.length;
+    await client.act('acme-dev', 'restart');
+    // Both deliveries are answered by the time each git push returns: the restart is still queued or running.
+    await pushCommit(repo, 'main', 'fourth, during the restart');
+    const head = await pushCommit(repo, 'main', 'fifth, during the restart');
+    const during = await client.get('acme-dev');
+    expect(during).to.include({ branch_head: head, behind: true, rebuild_pending: true });
+    await waitUntil(async () => {
+      const now = await client.get('acme-dev');
+      return now.commit === head && now.status === 'running' && !now.job.active;
+    }, 'the deferred rebuild to bring acme-dev to the branch head', 60_000);
+    const after = await client.get('acme-dev');
+    expect(after).to.include({ behind: false, rebuild_pending: false, last_error: null });
+    expect(await answers(after.url)).to.equal(true);
+    const events = (await platform.infra.store.readStream('instance-acme-dev')).events.slice(before);
+    expect(events.filter((event) => event.type === 'InstanceRebuildDeferred')).to.have.length(2);
+    const jobs = events.filter((event) => event.type === 'InstanceActionRequested').map((event) => (event.data as { action: string; reason: string }).action + '/' + (event.data as { reason: string }).reason);
+    expect(jobs, 'one restart, then one rebuild for both pushes').to.deep.equal(['restart/user', 'rebuild/push']);
+  });
+
   it('clones another instance’s database into a new one', async () => {
     const clone = await client.create({ name: 'copy', project: 'acme', erp_version: '17.0', clone_from: 'acme-dev' });
     await client.settled(clone.slug, 'running');

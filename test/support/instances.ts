@@ -8,6 +8,9 @@ export interface InstanceBody {
   url: string | null;
   last_error: string | null;
   commit: string | null;
+  branch_head?: string | null;
+  behind?: boolean;
+  rebuild_pending?: boolean;
   runtime: string | null;
   standin: boolean;
   modules: string[];

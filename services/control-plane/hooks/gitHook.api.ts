@@ -18,7 +18,9 @@ export interface GitHookResult {
   branch: string | null;
   branches: string[];
   rebuilt: string[];
-  /** Instances on a pushed branch that could not rebuild now (busy with a job, or stopped in a state that cannot), with why. */
+  /** Instances busy with a job: one rebuild to the branch head runs when it ends (later pushes join it). */
+  deferred: string[];
+  /** Instances on a pushed branch that cannot rebuild (being destroyed, or in a state that cannot), with why. */
   skipped: Array<{ slug: string; reason: string }>;
   ignored: number;
 }
@@ -35,15 +37,17 @@ export function gitHookApi(router: Router, ctx: ControlPlaneContext): void {
     const payload = readPayload(req);
     const metadata = hookMetadata(req);
     const rebuilt: string[] = [];
+    const deferred: string[] = [];
     const skipped: GitHookResult['skipped'] = [];
     // One branch after the other: a failure answers 500 and the host redelivers the whole push.
-    for (const { branch } of payload.pushes) {
-      const outcome = await ctx.instances.rebuildForPush(project, branch, metadata);
+    for (const { branch, head } of payload.pushes) {
+      const outcome = await ctx.instances.rebuildForPush(project, branch, head, metadata);
       for (const slug of outcome.rebuilt) if (!rebuilt.includes(slug)) rebuilt.push(slug);
+      for (const slug of outcome.deferred) if (!deferred.includes(slug)) deferred.push(slug);
       for (const skip of outcome.skipped) if (!skipped.some((known) => known.slug === skip.slug)) skipped.push(skip);
     }
     const branches = payload.pushes.map((push) => push.branch);
-    const result: GitHookResult = { project, host: payload.host, event: payload.event, branch: branches[0] ?? null, branches, rebuilt, skipped, ignored: payload.ignored };
+    const result: GitHookResult = { project, host: payload.host, event: payload.event, branch: branches[0] ?? null, branches, rebuilt, deferred, skipped, ignored: payload.ignored };
     res.json(result);
   });
 }

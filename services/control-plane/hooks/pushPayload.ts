@@ -15,7 +15,8 @@ export type GitHost = 'github' | 'gitea' | 'forgejo' | 'gogs' | 'gitlab' | 'bitb
 export interface PushPayload {
   host: GitHost;
   event: 'push' | 'ping';
-  pushes: Array<{ branch: string }>;
+  /** `head`: the commit the branch now points at, when the host says it (a full hex sha). */
+  pushes: Array<{ branch: string; head?: string }>;
   ignored: number;
 }
 
@@ -85,22 +86,31 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
-/** One ref the push moved: its full name, or null when the ref was deleted. */
+/** One ref the push moved: its full name, whether it was deleted, and its new commit when the payload has one. */
 interface RefUpdate {
   ref: string;
   deleted: boolean;
+  head?: string;
 }
 
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const headOf = (value: unknown): { head?: string } => (typeof value === 'string' && SHA.test(value) && !ZERO_SHA.test(value) ? { head: value } : {});
+
 function refUpdates(host: GitHost, updates: RefUpdate[]): PushPayload {
-  const branches: string[] = [];
+  const pushes: PushPayload['pushes'] = [];
   let ignored = 0;
-  for (const { ref, deleted } of updates) {
+  for (const { ref, deleted, head } of updates) {
     const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
     if (branch === '') throw new PushPayloadError(`the payload's ref names no branch: ${ref}`);
     if (deleted || branch === undefined) ignored += 1;
-    else if (!branches.includes(branch)) branches.push(branch);
+    else {
+      // A branch pushed twice in one delivery keeps its first place and its last head.
+      const known = pushes.find((push) => push.branch === branch);
+      if (!known) pushes.push({ branch, ...(head ? { head } : {}) });
+      else if (head) known.head = head;
+    }
   }
-  return { host, event: 'push', pushes: branches.map((branch) => ({ branch })), ignored };
+  return { host, event: 'push', pushes, ignored };
 }
 
 const ZERO_SHA = /^0+$/;
@@ -108,7 +118,7 @@ const ZERO_SHA = /^0+$/;
 function githubUpdate(payload: Json): RefUpdate {
   const ref = requiredRef(payload['ref']);
   const after = payload['after'];
-  return { ref, deleted: payload['deleted'] === true || (typeof after === 'string' && ZERO_SHA.test(after)) };
+  return { ref, deleted: payload['deleted'] === true || (typeof after === 'string' && ZERO_SHA.test(after)), ...headOf(after) };
 }
 
 function gitlabUpdate(payload: Json): RefUpdate {
@@ -116,7 +126,7 @@ function gitlabUpdate(payload: Json): RefUpdate {
   if (kind !== 'push' && kind !== 'tag_push') throw notAPush(`GitLab object_kind ${String(kind)}`);
   const ref = requiredRef(payload['ref']);
   const after = payload['after'];
-  return { ref, deleted: (typeof after === 'string' && ZERO_SHA.test(after)) || payload['checkout_sha'] === null };
+  return { ref, deleted: (typeof after === 'string' && ZERO_SHA.test(after)) || payload['checkout_sha'] === null, ...headOf(after) };
 }
 
 /** Bitbucket Cloud: `push.changes[]`, each with `new` (null when deleted) and `old`, typed `branch` or `tag`. */
@@ -127,7 +137,7 @@ function bitbucketCloudUpdates(payload: Json): RefUpdate[] {
     if (!isObject(change)) throw new PushPayloadError(`push.changes[${index}] is not an object`);
     const now = change['new'];
     if (now === null || now === undefined) return { ref: refOf(change['old'], index), deleted: true };
-    return { ref: refOf(now, index), deleted: false };
+    return { ref: refOf(now, index), deleted: false, ...headOf(isObject(now) && isObject(now['target']) ? now['target']['hash'] : undefined) };
   });
 }
 
@@ -146,7 +156,7 @@ function bitbucketServerUpdates(payload: Json): RefUpdate[] {
   return changes.map((change: unknown, index) => {
     const ref = isObject(change) && isObject(change['ref']) ? change['ref']['id'] : undefined;
     if (typeof ref !== 'string') throw new PushPayloadError(`changes[${index}] has no ref id`);
-    return { ref, deleted: (change as Json)['type'] === 'DELETE' };
+    return { ref, deleted: (change as Json)['type'] === 'DELETE', ...headOf((change as Json)['toHash']) };
   });
 }
 

@@ -139,25 +139,28 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     },
 
     /**
-     * Rebuilds the project's instances on `branch`. Destroyed ones are left alone; one busy with a
-     * job, or in a state that cannot rebuild, is reported as skipped with the reason.
+     * Rebuilds the project's instances on `branch` (to `head`, when the host said it). Destroyed
+     * ones are left alone; one busy with a job gets one rebuild when the job ends (deferred); one
+     * that cannot rebuild is reported as skipped with the reason.
      */
-    async rebuildForPush(projectSlug: string, branch: string, metadata: EventMetadata) {
+    async rebuildForPush(projectSlug: string, branch: string, head: string | undefined, metadata: EventMetadata) {
       const rebuilt: string[] = [];
+      const deferred: string[] = [];
       const skipped: Array<{ slug: string; reason: string }> = [];
       let lastGlobalPosition: number | undefined;
       for (const row of await allInstances(readModel, { project: projectSlug, branch })) {
         if (row.status === 'destroyed') continue;
         try {
-          const result = await run(row.slug, { type: 'RequestAction', action: 'rebuild', jobId: randomUUID(), reason: 'push' }, metadata);
+          const command = { type: 'RequestAction' as const, action: 'rebuild' as const, jobId: randomUUID(), reason: 'push' as const, ...(head ? { headCommit: head } : {}) };
+          const result = await run(row.slug, command, metadata);
           lastGlobalPosition = result.lastGlobalPosition ?? lastGlobalPosition;
-          rebuilt.push(row.slug);
+          (result.events.some((event) => event.type === 'InstanceRebuildDeferred') ? deferred : rebuilt).push(row.slug);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           skipped.push({ slug: row.slug, reason: error.message });
         }
       }
-      return { rebuilt, skipped, lastGlobalPosition };
+      return { rebuilt, deferred, skipped, lastGlobalPosition };
     },
   };
 }
