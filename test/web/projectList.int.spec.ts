@@ -53,6 +53,12 @@ describe('web: the project list and creating projects', function () {
     expect(textOf((await developer.get('/projects?q=nothing-like-this')).html)).to.include('No project matches “nothing-like-this”.');
   });
 
+  it('searches without the control characters of q instead of failing with 500 (issue 10, item 9)', async () => {
+    const res = await developer.get('/projects?q=SO%00LO%1b');
+    expect(res.status).to.equal(200);
+    expect(rowsOf(res.html)).to.deep.equal(['solo-dos', 'solo-uno']);
+  });
+
   it('answers an htmx request with the table alone, and says the answer varies with HX-Request', async () => {
     const res = await developer.get('/projects?q=solo', { 'hx-request': 'true', 'hx-current-url': `${platform.web}/projects` });
     expect(res.status).to.equal(200);

@@ -21,7 +21,9 @@ function pageNumber(value: unknown): number {
 
 /** Shows the list page (or its table for htmx), with `form` holding a refused create's input and error. */
 async function showList(ctx: WebContext, req: Request, res: Response, form: { name?: string; error?: string } = {}) {
-  const q = typeof req.query['q'] === 'string' ? req.query['q'].slice(0, 100) : '';
+  // No name holds control characters, and PostgreSQL refuses U+0000 in a parameter: search without them.
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const q = typeof req.query['q'] === 'string' ? req.query['q'].replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 100) : '';
   const projects = await listProjects(ctx.readModel, { q, page: pageNumber(req.query['page']), pageSize: PAGE_SIZE });
   render(ctx, req, res, 'projects/list.njk', { q, projects, form, canCreate: roleAtLeast(userOf(res).role, 'developer') }, 'projects/_table.njk');
 }

@@ -6,12 +6,15 @@ import type { UserRow } from '#projections/users/users.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
 import { webhookPath } from '#shared/auth/webhookToken.ts';
 import type { EventMetadata } from '#shared/eventStore/eventStore.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { HttpError, RequestValidationError } from '#shared/http/errors.ts';
 import { actingUser, type ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateBody, validateSlug } from '../http/validate.ts';
 
 export const PROJECT_READ_MODELS = ['project_list', 'project_detail'] as const;
+
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** Metadata of a command sent by `user` in this request. */
 export function commandMetadata(req: Request, user: UserRow): EventMetadata {
@@ -41,6 +44,8 @@ async function projectOr404(ctx: ControlPlaneContext, slug: string): Promise<Pro
 export function projectApi(router: Router, ctx: ControlPlaneContext): void {
   route(router, ctx, 'GET', '/api/v1/projects', async (req: Request, res: Response) => {
     const q = typeof req.query['q'] === 'string' ? req.query['q'] : '';
+    // PostgreSQL refuses U+0000 in a query parameter: a 500 otherwise.
+    if (CONTROL_CHARACTER.test(q)) throw new RequestValidationError([{ loc: ['query', 'q'], msg: 'must not contain control characters (U+0000 to U+001F, U+007F)', type: 'value_error.control_characters' }]);
     const { rows } = await listProjects(ctx.readModel, { q, pageSize: 1000 });
     res.json(rows.map((row) => projectOut(ctx, row, actingUser(res.locals))));
   });

@@ -27,6 +27,12 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The pattern every free-text string of `schemas/api` carries: PostgreSQL refuses U+0000 in text,
+ * and no name, URL or e-mail means anything by the other C0 controls or DEL.
+ */
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
+
 /** Maps ajv's errors to issues located under `where` (`body`, `query`, `path`). */
 export function issuesFromAjv(errors: ErrorObject[] | null | undefined, where: 'body' | 'query' | 'path'): ValidationIssue[] {
   return (errors ?? []).map((error) => {
@@ -37,6 +43,10 @@ export function issuesFromAjv(errors: ErrorObject[] | null | undefined, where: '
     }
     // ajv says "must be equal to one of the allowed values" without naming them; the caller needs them.
     if (error.keyword === 'enum') return { loc, msg: `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`, type: 'value_error.enum' };
+    // Its own type, so that a form showing pattern errors in its own words does not misname it.
+    if (error.keyword === 'pattern' && error.params['pattern'] === NO_CONTROL_CHARACTERS) {
+      return { loc, msg: 'must not contain control characters (U+0000 to U+001F, U+007F)', type: 'value_error.control_characters' };
+    }
     return { loc, msg: error.message ?? 'is invalid', type: `value_error.${error.keyword}` };
   });
 }
