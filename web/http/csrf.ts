@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError } from '#shared/http/errors.ts';
 
@@ -8,10 +8,16 @@ export function csrfToken(req: Request): string {
   return req.session.csrfToken;
 }
 
-/** Whether `presented` is the session's token. */
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Whether `presented` is the session's token. Compares digests, which always have the same byte
+ * length: `timingSafeEqual` throws on buffers of different lengths, and equal character counts do
+ * not make equal byte counts (32 `é` are 64 bytes).
+ */
 export function csrfTokenMatches(req: Request, presented: string): boolean {
   const expected = req.session?.csrfToken;
-  return expected !== undefined && presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+  return expected !== undefined && timingSafeEqual(digest(presented), digest(expected));
 }
 
 export const CSRF_REFUSED = 'This form has expired or did not come from Forja. Go back, reload the page and try again.';

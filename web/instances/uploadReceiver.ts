@@ -63,19 +63,28 @@ function inspector(judge: (head: Buffer) => string | null, budget: { left: numbe
     result.refusal = judge(Buffer.concat(head)) ?? undefined;
   };
   const stream = new Transform({
+    // A throw in here would escape from the file stream's data handler: pass errors to the pipeline.
     transform(chunk: Buffer, _encoding, done) {
-      budget.left -= chunk.length;
-      if (budget.left < 0) result.tooLarge = true;
-      if (!judged) {
-        head.push(chunk);
-        headLength += chunk.length;
-        if (headLength >= HEAD_BYTES) decide();
+      try {
+        budget.left -= chunk.length;
+        if (budget.left < 0) result.tooLarge = true;
+        if (!judged) {
+          head.push(chunk);
+          headLength += chunk.length;
+          if (headLength >= HEAD_BYTES) decide();
+        }
+        done(null, result.refusal || result.tooLarge ? undefined : chunk);
+      } catch (error) {
+        done(error as Error);
       }
-      done(null, result.refusal || result.tooLarge ? undefined : chunk);
     },
     flush(done) {
-      if (!judged) decide();
-      done();
+      try {
+        if (!judged) decide();
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
     },
   });
   return { stream, result };
@@ -108,15 +117,29 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
       reject(error);
     };
     const parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: maxBytes, files: 2, fields: 30, fieldSize: 16 * 1024, parts: 40 } });
+    /**
+     * busboy calls listeners from inside the request stream's data handler: one that throws is an
+     * uncaught exception that ends the whole process. Every listener goes through this, so an
+     * error fails this upload only.
+     */
+    const guarded =
+      <A extends unknown[]>(listener: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          listener(...args);
+        } catch (error) {
+          fail(error instanceof Error ? error : new Error(String(error)));
+        }
+      };
 
-    parser.on('field', (name, value) => {
+    parser.on('field', guarded((name: string, value: string) => {
       if (name === '_csrf' && !tokenChecked) {
         if (!csrfTokenMatches(req, value)) return fail(new HttpError(403, CSRF_REFUSED));
         tokenChecked = true;
       } else if (!(name in received.fields)) received.fields[name] = value;
-    });
+    }));
 
-    parser.on('file', (name: string, file: Readable, info: { filename: string }) => {
+    parser.on('file', guarded((name: string, file: Readable, info: { filename: string }) => {
       if (!tokenChecked) {
         file.resume();
         return fail(new HttpError(403, CSRF_REFUSED));
@@ -135,19 +158,19 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
           if (received.errors[name] && name === 'dump') delete received.dump;
         }, fail),
       );
-    });
+    }));
 
     const limited = (what: string) => () => void (received.errors['_form'] = `the form has too many ${what}`);
     parser.on('partsLimit', limited('parts'));
     parser.on('filesLimit', limited('files'));
     parser.on('fieldsLimit', limited('fields'));
-    parser.on('error', (error: Error) => fail(new HttpError(400, `The upload could not be read: ${error.message}.`)));
-    parser.on('close', () => {
+    parser.on('error', guarded((error: Error) => fail(new HttpError(400, `The upload could not be read: ${error.message}.`))));
+    parser.on('close', guarded(() => {
       if (failed) return;
       if (!tokenChecked) return fail(new HttpError(403, CSRF_REFUSED));
       Promise.all(writes).then(() => resolve(received), (error: Error) => fail(error));
-    });
-    req.on('aborted', () => fail(new HttpError(400, 'The upload was interrupted.')));
+    }));
+    req.on('aborted', guarded(() => fail(new HttpError(400, 'The upload was interrupted.'))));
     req.pipe(parser);
   });
 }

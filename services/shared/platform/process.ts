@@ -2,6 +2,7 @@ import type { Config } from '../config/config.ts';
 import { loadConfigOrExit } from '../config/config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openInfrastructureOrExit, type Infrastructure } from './infrastructure.ts';
+import { keepServingOnUncaughtErrors } from './keepServing.ts';
 
 /** A running Forja process (projector, control-plane, …) as `npm start` and its own main.ts see it. */
 export interface ForjaProcess {
@@ -70,4 +71,6 @@ export async function runProcesses(title: string, starters: StartProcess[]): Pro
     '  Ctrl-C stops everything.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  // Only once serving: a start-up that fails should still end the process.
+  keepServingOnUncaughtErrors(logger);
 }
