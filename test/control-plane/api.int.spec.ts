@@ -80,7 +80,23 @@ describe('control-plane JSON API', function () {
       expect(await ok.json()).to.include({ git_repo: 'https://git.example.com/nandu/erp.git' });
       const bad = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: 'https://h/x.git;reboot' } });
       expect(bad.status).to.equal(422);
-      expect(await bad.json()).to.deep.equal({ detail: [{ loc: ['body'], msg: 'the URL contains spaces or shell metacharacters', type: 'value_error.domain' }] });
+      expect(await bad.json()).to.deep.equal({ detail: [{ loc: ['body', 'git_repo'], msg: 'the URL contains spaces or shell metacharacters', type: 'value_error.domain' }] });
+    });
+
+    it('refuses a repository URL with a password, for a project and for an instance, and keeps the old one (issue 10, item 13)', async () => {
+      const why = 'put credentials in an SSH key, not in the URL: every viewer sees the repository URL';
+      for (const gitRepo of ['ssh://deploy:s3cret@git.example.com/nandu/erp.git', 'https://deploy:s3cret@git.example.com/nandu/erp.git']) {
+        const project = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: gitRepo } });
+        expect(project.status, gitRepo).to.equal(422);
+        expect(await project.json()).to.deep.equal({ detail: [{ loc: ['body', 'git_repo'], msg: why, type: 'value_error.domain' }] });
+        const instance = await call('/api/v1/instances', { method: 'POST', as: 'dev@example.com', json: { name: 'Leaky', project: 'nandu-sistemas', erp_version: '17.0', git_repo: gitRepo } });
+        expect(instance.status, gitRepo).to.equal(422);
+        expect(await instance.json()).to.deep.equal({ detail: [{ loc: ['body', 'git_repo'], msg: why, type: 'value_error.domain' }] });
+      }
+      const shown = (await (await call('/api/v1/projects/nandu-sistemas', { as: 'viewer@example.com' })).json()) as { git_repo: string };
+      expect(shown.git_repo).to.equal('https://git.example.com/nandu/erp.git');
+      const userOnly = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: 'ssh://git@git.example.com/nandu/erp.git' } });
+      expect(userOnly.status, 'a user name alone is no secret').to.equal(200);
     });
 
     it('answers 404 for an unknown slug and 422 for a malformed one', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DomainError } from '#shared/decider/decider.ts';
 import { gitUrlProblem, sameName, slugify } from '#services/control-plane/projects/project.ts';
-import { projectDecider, SlugTakenError } from '#services/control-plane/projects/project.decider.ts';
+import { projectDecider, RepositoryUrlError, SlugTakenError } from '#services/control-plane/projects/project.decider.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 
 describe('project decider', () => {
@@ -33,6 +33,12 @@ describe('project decider', () => {
     spec.given([created]).when({ type: 'SetProjectRepository', gitRepo: 'https://h/x.git;rm -rf /' }).thenThrows(DomainError, /shell metacharacters/);
   });
 
+  it('refuses a repository URL with a password, naming the field (issue 10, item 13)', () => {
+    for (const gitRepo of ['ssh://deploy:s3cret@git.example.com/acme/erp.git', 'https://deploy:s3cret@git.example.com/acme/erp.git', 'https://ghp_token@github.com/acme/erp.git', 'deploy:s3cret@git.example.com:acme/erp.git']) {
+      spec.given([created]).when({ type: 'SetProjectRepository', gitRepo }).thenThrows(RepositoryUrlError, /^put credentials in an SSH key, not in the URL/);
+    }
+  });
+
   it('deletes only when the typed name matches', () => {
     spec.given([created]).when({ type: 'DeleteProject', confirmName: 'Acme' }).then([{ type: 'ProjectDeleted', data: { slug: 'acme', name: 'Acme' } }]);
     spec.given([created]).when({ type: 'DeleteProject', confirmName: 'acme' }).thenThrows(DomainError, /nothing was deleted: type the project name exactly \(Acme\)/);
@@ -55,7 +61,7 @@ describe('project names and repository URLs', () => {
     expect(sameName('Acme SA', 'Acme-SA')).to.equal(false);
   });
 
-  for (const ok of ['ssh://git@host.example/acme/erp.git', 'git@github.com:acme/erp.git', 'https://gitlab.example:8443/acme/erp.git', 'file:///srv/git/erp.git']) {
+  for (const ok of ['ssh://git@host.example/acme/erp.git', 'ssh://git@host.example:2222/acme/erp.git', 'git@github.com:acme/erp.git', 'https://gitlab.example:8443/acme/erp.git', 'file:///srv/git/erp.git']) {
     it(`accepts ${ok}`, () => expect(gitUrlProblem(ok)).to.equal(null));
   }
   for (const [bad, why] of [
@@ -64,6 +70,11 @@ describe('project names and repository URLs', () => {
     ['$(reboot)', /shell metacharacters/],
     ['--upload-pack=evil', /may not start with -/],
     ['ftp://host/x', /use an ssh/],
+    ['ssh://git:hunter2@host.example/acme/erp.git', /^put credentials in an SSH key, not in the URL/],
+    ['ssh://:hunter2@host.example/acme/erp.git', /^put credentials in an SSH key, not in the URL/],
+    ['https://user:pass@gitlab.example/acme/erp.git', /^put credentials in an SSH key, not in the URL/],
+    ['https://oauth2@gitlab.example/acme/erp.git', /^put credentials in an SSH key, not in the URL/],
+    ['git:hunter2@github.com:acme/erp.git', /^put credentials in an SSH key, not in the URL/],
   ] as const) {
     it(`refuses ${bad}`, () => expect(gitUrlProblem(bad)).to.match(why));
   }

@@ -59,6 +59,7 @@ describe('web: a project’s page, its repository and deleting it', function () 
       ['https://git.example.com/x.git; rm -rf /', 'the URL contains spaces or shell metacharacters'],
       ['ftp://git.example.com/x.git', 'use an ssh (ssh://host/repo.git or git@host:repo.git), https (https://host/repo.git) or file (file:///path/repo.git) URL'],
       ['"><b>x</b>', 'the URL contains spaces or shell metacharacters'],
+      ['ssh://deploy:s3cret@git.example.com/x.git', 'put credentials in an SSH key, not in the URL'],
     ] as const) {
       const res = await developer.post('/projects/acme-sur/repo', { git_repo: input });
       expect(res.status, input).to.equal(422);

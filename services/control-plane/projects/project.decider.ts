@@ -13,6 +13,14 @@ export class SlugTakenError extends DomainError {
   }
 }
 
+/** A repository URL the platform will not hand to git: a 422 naming the field `git_repo`. */
+export class RepositoryUrlError extends DomainError {
+  readonly field = 'git_repo';
+  constructor(message: string) {
+    super(message, 'invalid');
+  }
+}
+
 function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   if (command.type === 'CreateProject') {
     if (state.status === 'live') throw new SlugTakenError(state.name);
@@ -22,7 +30,7 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   switch (command.type) {
     case 'SetProjectRepository': {
       const problem = gitUrlProblem(command.gitRepo);
-      if (problem) throw new DomainError(problem, 'invalid');
+      if (problem) throw new RepositoryUrlError(problem);
       return state.gitRepo === command.gitRepo ? [] : [{ type: 'ProjectRepositorySet', data: { slug: state.slug, gitRepo: command.gitRepo } }];
     }
     case 'DeleteProject':

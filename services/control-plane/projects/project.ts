@@ -47,6 +47,13 @@ export function sameName(a: string, b: string): boolean {
 const SHELL_METACHARACTERS = /[\s;&|`$(){}<>\\'"!*?[\]#~]/;
 
 /**
+ * A URL carrying a secret: a password (`ssh://user:pw@…`, `https://user:pw@…`, scp-like
+ * `user:pw@host:path`), or anything before `@` of an http(s) URL, where it can only be a token. A
+ * user name alone (`git@host:path`, `ssh://git@host/…`) is no secret and stays allowed.
+ */
+const CREDENTIALS = [/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i, /^https?:\/\/[^/]*@/i, /^[^/@:]+:[^/@]*@[^/]*:/];
+
+/**
  * A repository URL we will hand to git: `ssh://…`, scp-like `user@host:path`, `https://…` or
  * `file:///…`, with no character a shell would interpret. Returns why not, or null when fine.
  */
@@ -54,6 +61,7 @@ export function gitUrlProblem(url: string): string | null {
   if (url.length > 500) return 'the URL is longer than 500 characters';
   if (SHELL_METACHARACTERS.test(url)) return 'the URL contains spaces or shell metacharacters';
   if (url.startsWith('-')) return 'the URL may not start with -';
+  if (CREDENTIALS.some((pattern) => pattern.test(url))) return 'put credentials in an SSH key, not in the URL: every viewer sees the repository URL';
   if (/^ssh:\/\/[^/@]+@[^/]+\/.+$/.test(url) || /^ssh:\/\/[^/]+\/.+$/.test(url)) return null;
   if (/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/].*$/.test(url)) return null;
   if (/^https:\/\/[A-Za-z0-9.-]+(:\d+)?\/.+$/.test(url)) return null;
