@@ -31,6 +31,7 @@ const unique = (what: string) => `Walk ${what} ${++serial}`;
  */
 const BODIES: Record<string, (email: string | undefined) => Record<string, string>> = {
   'web POST /login': (email) => ({ email: email ?? USERS.viewer, password: PASSWORD }),
+  'web POST /logout': () => ({}),
   'web POST /projects': () => ({ name: unique('web project') }),
   'web POST /projects/:slug/repo': () => ({ git_repo: 'https://git.example.com/walk/erp.git' }),
   'web POST /projects/:slug/delete': () => ({ confirm_name: 'not the name' }),

@@ -152,6 +152,16 @@ describe('web in Chromium', function () {
       expect(status).to.equal(403);
       expect(await platform.projectNames('Viewer Fetch')).to.deep.equal([]);
     });
+
+    it('signs out with the Sign out button of the navigation, a real button in a form', async () => {
+      await viewer.goto(`${web}/projects`);
+      await screenshot(viewer, 'navigation-sign-out');
+      await viewer.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+      await viewer.getByRole('heading', { name: 'Sign in to Forja' }).waitFor();
+      expect(viewer.url()).to.equal(`${web}/login`);
+      await viewer.goto(`${web}/projects`);
+      expect(viewer.url()).to.equal(`${web}/login?next=%2Fprojects`);
+    });
   });
 
   describe('without JavaScript', () => {
@@ -182,6 +192,13 @@ describe('web in Chromium', function () {
       await plain.getByRole('button', { name: 'Search' }).click();
       await plain.waitForURL(`${web}/projects?q=acme`);
       expect(await plain.locator('#project-table tbody tr').count()).to.equal(2);
+    });
+
+    it('signs out with the Sign out button', async () => {
+      await plain.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+      await plain.waitForURL(`${web}/login`);
+      await plain.goto(`${web}/`);
+      expect(plain.url()).to.equal(`${web}/login?next=%2F`);
     });
   });
 });

@@ -95,15 +95,50 @@ describe('web: signing in and out', function () {
     expect(await isSignedIn(planted)).to.equal(false);
   });
 
-  it('destroys the session at sign-out: the old cookie no longer works', async () => {
+  it('destroys the session at sign-out (a POST with the token): the old cookie no longer works', async () => {
     const session = await platform.signedIn('developer');
     const cookie = session.cookie;
     expect(await isSignedIn(cookie)).to.equal(true);
-    const res = await session.get('/logout');
+    const res = await session.post('/logout', {});
     expect(res.status).to.equal(303);
     expect(res.location).to.equal('/login');
     expect(sessionCookieOf(res)?.attributes.get('expires')).to.match(/1970/);
     expect(session.cookie).to.equal(undefined);
     expect(await isSignedIn(cookie)).to.equal(false);
+  });
+
+  describe('sign-out cannot be forged (issue 10, item 12)', () => {
+    it('GET /logout, as a link or an image on another site sends it, signs nobody out: it shows the form', async () => {
+      const session = await platform.signedIn('developer');
+      const res = await session.get('/logout');
+      expect(res.status).to.equal(200);
+      expect(textOf(res.html)).to.include('Sign out of Forja?');
+      expect(res.html).to.match(/<form method="post" action="\/logout"[^>]*>\s*<input type="hidden" name="_csrf" value="[\w-]{20,}">/);
+      expect(sessionCookieOf(res)?.attributes.get('expires') ?? '').to.not.match(/1970/);
+      expect(await isSignedIn(session.cookie)).to.equal(true);
+    });
+
+    it('GET /logout sends a visitor who is not signed in to the form', async () => {
+      const res = await platform.visitor().get('/logout');
+      expect(res.status).to.equal(303);
+      expect(res.location).to.equal('/login');
+    });
+
+    it('refuses a POST without the token, or with a wrong one, with 403 and keeps the session', async () => {
+      const session = await platform.signedIn('developer');
+      for (const csrf of [false, 'not-the-token'] as const) {
+        const res = await session.post('/logout', {}, { csrf });
+        expect(res.status, String(csrf)).to.equal(403);
+        expect(textOf(res.html)).to.include('This form has expired or did not come from Forja.');
+      }
+      expect(await isSignedIn(session.cookie)).to.equal(true);
+    });
+
+    it('offers sign-out in the navigation as a form button carrying the token', async () => {
+      const session = await platform.signedIn('viewer');
+      const page = await session.get('/projects');
+      expect(page.html).to.match(/<form method="post" action="\/logout" class="sign-out" hx-boost="false"><input type="hidden" name="_csrf" value="[\w-]{20,}"><button type="submit"[^>]*>Sign out<\/button><\/form>/);
+      expect(page.html).to.not.include('href="/logout"');
+    });
   });
 });

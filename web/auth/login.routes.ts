@@ -40,7 +40,17 @@ export function loginRoutes(router: Router, ctx: WebContext): void {
     }
   });
 
-  route(router, 'GET', '/logout', async (req: Request, res: Response) => {
+  /**
+   * Signing out changes state, so it is a POST with the CSRF token (checked for every POST): a link
+   * or an image on another site pointing at /logout must not sign anyone out. A GET only shows the
+   * form, for old bookmarks.
+   */
+  route(router, 'GET', '/logout', (req: Request, res: Response) => {
+    if (!res.locals['user']) return seeOther(res, '/login');
+    render(ctx, req, res, 'auth/logout.njk');
+  });
+
+  route(router, 'POST', '/logout', async (req: Request, res: Response) => {
     await destroySession(req);
     res.clearCookie('forja.sid');
     seeOther(res, '/login');

@@ -60,6 +60,7 @@ export const authorizationTable: readonly RouteRule[] = [
   web('GET', '/login', 'public'),
   web('POST', '/login', 'public'),
   web('GET', '/logout', 'public'),
+  web('POST', '/logout', 'public'),
   web('GET', '/auth/idp/login', 'public'),
   web('GET', '/auth/idp/callback', 'public'),
   web('GET', '/', 'viewer'),
