@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { sql } from 'kysely';
 import { loginRoutes } from './auth/login.routes.ts';
 import type { WebContext } from './context.ts';
+import { bodyDeadline } from './http/bodyDeadline.ts';
 import { checkCsrf } from './http/csrf.ts';
 import { errorPages, notFound } from './http/errorPages.ts';
 import { loadSessionUser, route } from './http/route.ts';
@@ -34,6 +35,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     }),
   );
   app.use(ctx.metrics.measureRequests);
+  app.use(bodyDeadline(ctx.settings.FORJA_BODY_TIMEOUT_S * 1000));
   // Static files are mounted, not routed: routes are registered only through the authorization table.
   app.use('/static', express.static(picoCssDir, { maxAge: '1d', index: false }));
   app.use('/static', express.static(join(here, 'public'), { maxAge: '1h', index: false }));

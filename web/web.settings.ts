@@ -23,6 +23,13 @@ export const webSettingsSchema = {
       description: 'comma-separated e-mail domains allowed to sign in through the identity provider, matched exactly (example.com,example.org); unset = nobody',
     },
     FORJA_OIDC_LABEL: { type: 'string', minLength: 1, default: 'Sign in with your company account', description: 'text of the identity-provider button' },
+    FORJA_BODY_TIMEOUT_S: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3600,
+      default: 30,
+      description: 'seconds a request has to send its headers and its whole body; a slower one gets 408 and is closed (dump uploads alone may take hours)',
+    },
     FORJA_UPLOAD_MAX_BYTES: {
       type: 'integer',
       minimum: 1,
@@ -42,6 +49,7 @@ export interface WebSettings {
   FORJA_OIDC_CLIENT_SECRET?: string;
   FORJA_OIDC_ALLOWED_DOMAINS?: string;
   FORJA_OIDC_LABEL: string;
+  FORJA_BODY_TIMEOUT_S: number;
   FORJA_UPLOAD_MAX_BYTES: number;
 }
 

@@ -44,7 +44,10 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   const app = createWebApp(ctx, { session: sessions.middleware, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
   // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
+  // This is the upload's bound; every other request has FORJA_BODY_TIMEOUT_S (bodyDeadline), and
+  // headers, which every request sends before any route can tell it apart, have that too.
   listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
+  listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
   return {
     name: 'web',
     url: listening.url,

@@ -17,6 +17,11 @@ function showWholePage(req: Request, res: Response): void {
 export function errorPages(ctx: WebContext) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const bodyError = error as { type?: string };
+    if (res.headersSent) {
+      // Nothing more can be said on this response (a 408 for a body too slow, a stream cut short): end it.
+      if (bodyError.type !== 'request.aborted') ctx.logger.error({ err: error, path: req.path }, 'page failed after answering');
+      return void req.socket.destroy();
+    }
     let status = 500;
     let message = 'Something went wrong on our side. The error was logged; try again, and tell your administrator if it persists.';
     if (error instanceof HttpError) {

@@ -4,6 +4,7 @@ import type { Request, Response, Router } from 'express';
 import { HttpError } from '#shared/http/errors.ts';
 import { uploadDir } from '#shared/platform/dataPaths.ts';
 import type { WebContext } from '../context.ts';
+import { allowSlowBody } from '../http/bodyDeadline.ts';
 import { checkCsrfInHandler } from '../http/csrf.ts';
 import { jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
@@ -34,6 +35,8 @@ export function uploadRoutes(router: Router, ctx: WebContext): void {
   route(router, 'GET', '/instances/upload', (req: Request, res: Response) => showUploadForm(ctx, req, res, { ...FORM_DEFAULTS, project: queryString(req, 'project') }));
 
   route(router, 'POST', '/instances/upload', async (req: Request, res: Response) => {
+    // Only here, past the developer guard: gigabytes take longer than FORJA_BODY_TIMEOUT_S.
+    allowSlowBody(res);
     if (!req.is('multipart/form-data')) {
       res.status(422);
       return showUploadForm(ctx, req, res, formInput((req.body ?? {}) as Record<string, unknown>), { _form: 'Send this form as multipart/form-data, with the dump file.' });
