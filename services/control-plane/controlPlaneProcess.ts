@@ -1,6 +1,7 @@
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { timedEventStore } from '#shared/eventStore/timedEventStore.ts';
+import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
@@ -26,7 +27,7 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
   const appendSeconds = appendDurationHistogram({ metrics });
   const store = timedEventStore(infra.store, (seconds) => appendSeconds.observe(seconds));
   const readModel = infra.db.withSchema('read_model');
-  const projects = projectService(store);
+  const projects = projectService(store, gitAccessFrom(config));
   return {
     readModel,
     db: infra.db,

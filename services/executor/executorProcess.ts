@@ -1,6 +1,7 @@
 import { keptPorts } from '#projections/instances/instanceDetail.ts';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { orExit } from '#shared/config/config.ts';
+import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
@@ -39,14 +40,15 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
     const erpServer = await openErpDatabaseServer(settings.FORJA_ERP_DATABASE_URL, config.FORJA_DATA_DIR);
     const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
     const ackWaitMs = settings.FORJA_JOB_ACK_WAIT_S * 1000;
+    const gitAccess = gitAccessFrom(config);
     const env: JobEnvironment = {
       store: infra.store,
       logger,
       runtime,
       databases: (log) => erpDatabases({ adminUrl: erpServer.adminUrl, log }),
       source: (log) => ({
-        resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log }),
-        checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log }),
+        resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess }),
+        checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess }),
       }),
       filestore: { copy: copyFilestore, extract: extractFilestore },
       erpDatabaseServer: erpServer.server,

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { expect } from 'chai';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 
@@ -97,6 +99,29 @@ describe('control-plane JSON API', function () {
       expect(shown.git_repo).to.equal('https://git.example.com/nandu/erp.git');
       const userOnly = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: 'ssh://git@git.example.com/nandu/erp.git' } });
       expect(userOnly.status, 'a user name alone is no secret').to.equal(200);
+    });
+
+    it('refuses a repository git may not read, for a project and for an instance, with 422 naming git_repo (issue 10, item 8)', async () => {
+      const forja = resolve(import.meta.dirname, '../..');
+      for (const [gitRepo, why] of [
+        [`file://${forja}`, `${forja} is outside the folders local repositories may come from (FORJA_GIT_FILE_ROOTS)`],
+        [`file://${tmpdir()}/../${forja}`, `${forja} is outside the folders local repositories may come from (FORJA_GIT_FILE_ROOTS)`],
+        ['ssh://git@127.0.0.1:6379/x.git', 'git may not reach 127.0.0.1: it is a loopback address (this machine); an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+        ['https://0x7f.1:8080/x.git', 'git may not reach 0x7f.1: it is a loopback address (this machine); an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+        ['https://2130706433/x.git', 'git may not reach 2130706433: it is a loopback address (this machine); an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+        ['git@localhost:x.git', 'git may not reach localhost: it is this machine; an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+        ['ssh://git@10.0.0.7/x.git', 'git may not reach 10.0.0.7: it is a private address; an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+        ['https://169.254.169.254/latest.git', 'git may not reach 169.254.169.254: it is a link-local address; an operator can allow it with FORJA_GIT_ALLOW_HOSTS'],
+      ] as const) {
+        const project = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: gitRepo } });
+        expect(project.status, gitRepo).to.equal(422);
+        expect(await project.json(), gitRepo).to.deep.equal({ detail: [{ loc: ['body', 'git_repo'], msg: why, type: 'value_error.domain' }] });
+        const instance = await call('/api/v1/instances', { method: 'POST', as: 'dev@example.com', json: { name: 'Probe', project: 'nandu-sistemas', erp_version: '17.0', git_repo: gitRepo } });
+        expect(instance.status, gitRepo).to.equal(422);
+        expect(await instance.json(), gitRepo).to.deep.equal({ detail: [{ loc: ['body', 'git_repo'], msg: why, type: 'value_error.domain' }] });
+      }
+      const inTemp = await call('/api/v1/projects/nandu-sistemas/repository', { method: 'PUT', as: 'dev@example.com', json: { git_repo: `file://${tmpdir()}/forja-repos/erp.git` } });
+      expect(inTemp.status, 'a folder FORJA_GIT_FILE_ROOTS lists').to.equal(200);
     });
 
     it('answers 404 for an unknown slug and 422 for a malformed one', async () => {

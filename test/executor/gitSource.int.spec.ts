@@ -2,12 +2,26 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { checkoutCommit, GitSourceError, resolveBranchHead } from '#services/executor/source/gitSource.ts';
+import { checkoutCommit as checkoutAnyhow, GitSourceError, resolveBranchHead as resolveAnyhow, type GitOptions } from '#services/executor/source/gitSource.ts';
 import { commitAndPush, createBareRepo, git, pushCommit, serveOverGitProtocol, type BareRepo } from '#test/support/bareRepo.ts';
 import { runDir } from '#test/support/runDir.ts';
+
+/** What the test platforms allow: repositories in temporary folders, and servers of these tests on 127.0.0.1. */
+const access = { fileRoots: [tmpdir()], allowHosts: ['127.0.0.1'] };
+const resolveBranchHead = (url: string, branch: string, options: GitOptions = {}) => resolveAnyhow(url, branch, { access, ...options });
+const checkoutCommit = (url: string, branch: string, commit: string, dir: string, options: GitOptions = {}) => checkoutAnyhow(url, branch, commit, dir, { access, ...options });
+
+/** A stream that keeps what is written to it, like an instance's log. */
+function logStream(): { log: PassThrough; text: () => string } {
+  const log = new PassThrough();
+  let text = '';
+  log.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { log, text: () => text };
+}
 
 async function failure(promise: Promise<unknown>): Promise<GitSourceError> {
   try {
@@ -48,10 +62,13 @@ describe('the executor’s git source', function () {
       expect(error.message).to.equal(`branch nope not found in ${bare.url}`);
     });
 
-    it('says why a repository cannot be read, in git’s words', async () => {
-      const error = await failure(resolveBranchHead('file:///nonexistent/repo.git', 'main'));
+    it('says only that a repository cannot be read, leaving git’s words to the instance log', async () => {
+      const missing = `file://${tmpdir()}/forja-nonexistent/repo.git`;
+      const { log, text } = logStream();
+      const error = await failure(resolveBranchHead(missing, 'main', { log }));
       expect(error.kind).to.equal('unreadable');
-      expect(error.message).to.equal("cannot read file:///nonexistent/repo.git: fatal: '/nonexistent/repo.git' does not appear to be a git repository");
+      expect(error.message).to.equal(`could not reach the repository ${missing} (see the instance log)`);
+      expect(text()).to.include(`fatal: '${tmpdir()}/forja-nonexistent/repo.git' does not appear to be a git repository`);
     });
 
     it('refuses option-like URLs and branch names without running git', async () => {
@@ -96,7 +113,7 @@ describe('the executor’s git source', function () {
       const ssh = { keyFiles: ['/keys/deploy-a', '/keys/deploy-b'], knownHostsFile: '/keys/known_hosts' };
       const error = await failure(resolveBranchHead('ssh://git@127.0.0.1:1/acme/erp.git', 'main', { ssh, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }));
       expect(error.kind).to.equal('unreadable');
-      expect(error.message).to.equal('cannot read ssh://git@127.0.0.1:1/acme/erp.git: ssh: connect to host 127.0.0.1 port 1: Connection refused');
+      expect(error.message).to.equal('could not reach the repository ssh://git@127.0.0.1:1/acme/erp.git (see the instance log)');
       const call = (await readFile(record, 'utf8')).trim();
       expect(call).to.match(
         /^0 -i \/keys\/deploy-a -i \/keys\/deploy-b -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=\/keys\/known_hosts .*-p 1 git@127\.0\.0\.1 git-upload-pack '\/acme\/erp\.git'$/,
@@ -112,13 +129,11 @@ describe('the executor’s git source', function () {
   describe('checkoutCommit', () => {
     it('checks out a commit, then moves the same folder to a newer one', async () => {
       const dir = join(runDir('checkout'), 'src');
-      const log = new PassThrough();
-      let logged = '';
-      log.on('data', (chunk: Buffer) => (logged += chunk.toString()));
+      const { log, text } = logStream();
       const first = await resolveBranchHead(bare.url, 'feature/x');
       expect(await checkoutCommit(bare.url, 'feature/x', first, dir, { log })).to.equal(first);
       expect(await git(dir, 'rev-parse', 'HEAD')).to.equal(first);
-      expect(logged).to.include('$ git');
+      expect(text()).to.include('$ git');
 
       await writeFile(join(dir, 'build-output.pyc'), 'left by a build');
       await writeFile(join(dir, 'history.txt'), 'edited in place');
@@ -186,7 +201,8 @@ describe('the executor’s git source', function () {
       const local = await createBareRepo('local-only');
       const withLocal = await commitAndPush(served, 'main', 'add a local submodule', (work) => git(work, 'submodule', 'add', '-q', local.url, 'local'));
       const error = await failure(checkoutCommit(url, 'main', withLocal, dir));
-      expect(error.message).to.equal(`cannot check out the submodules of ${url}: fatal: transport 'file' not allowed`);
+      expect(error.kind).to.equal('invalid');
+      expect(error.message).to.equal(`submodule ${local.url} of ${url}: only a local repository may have local submodules`);
     });
 
     it('says when the commit is not on the branch', async () => {

@@ -50,9 +50,9 @@ describe('instance API (no executor)', function () {
   });
 
   it('inherits the project repository unless given, and keeps modules unique', async () => {
-    await call('/api/v1/projects/acme-corp/repository', { method: 'PUT', json: { git_repo: 'file:///srv/git/acme.git' } });
+    await call('/api/v1/projects/acme-corp/repository', { method: 'PUT', json: { git_repo: 'ssh://git@git.example.com/acme.git' } });
     const inherited = await out(await create({ name: 'Feature', project: 'acme-corp', erp_version: '18.0', modules: ['sale', 'sale', 'stock'], branch: 'feature/x' }));
-    expect(inherited).to.include({ git_repo: 'file:///srv/git/acme.git', branch: 'feature/x' });
+    expect(inherited).to.include({ git_repo: 'ssh://git@git.example.com/acme.git', branch: 'feature/x' });
     expect(inherited.modules).to.deep.equal(['sale', 'stock']);
     const own = await out(await create({ name: 'Other', project: 'Acme Corp', erp_version: '18.0', git_repo: 'https://git.example/x.git' }));
     expect(own.git_repo).to.equal('https://git.example/x.git');
@@ -126,7 +126,7 @@ describe('instance API (no executor)', function () {
 
   it('shows the commit it runs, the branch head, behind, the port and a rebuild a push left pending', async () => {
     const player = jobPlayer(platform);
-    const slug = (await out(await create({ name: 'Tracked', project: 'Tracking Co', erp_version: '18.0', git_repo: 'file:///srv/git/tracking.git' }))).slug;
+    const slug = (await out(await create({ name: 'Tracked', project: 'Tracking Co', erp_version: '18.0', git_repo: 'ssh://git@git.example.com/tracking.git' }))).slug;
     const [head, newer] = ['3f2a9c1d4e5b6a7980112233445566778899aabb', 'c0ffee00112233445566778899aabbccddeeff00'];
     await player.run(slug, { resolve_source: { branchHead: head }, fetch_code: { commit: head }, start: { url: 'http://127.0.0.1:18074', port: 18074 } });
     expect(await (await call(`/api/v1/instances/${slug}`)).json()).to.include({ status: 'running', commit: head, branch_head: head, behind: false, rebuild_pending: false, port: 18074 });

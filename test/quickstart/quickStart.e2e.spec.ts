@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { commitAndPush, createBareRepo, type BareRepo } from '#test/support/bareRepo.ts';
 import { cloneWorkingTree, npmStart, processesUnder, userEnvironment, type NpmStart } from '#test/support/quickStart.ts';
@@ -17,8 +17,9 @@ interface InstanceOut {
 /**
  * The README's Quick start, as a new user runs it (slow: two platform starts, about a minute):
  * `npm start` in a fresh clone with the defaults (relative `.data`, no FORJA_* settings, only the
- * three ports moved), a git-backed instance through the JSON API, stop and start on the same URL,
- * Ctrl-C to the whole process group, nothing left running, and the instance back on the next start.
+ * three ports moved, and the folder of its file:// repository in FORJA_GIT_FILE_ROOTS), a
+ * git-backed instance through the JSON API, stop and start on the same URL, Ctrl-C to the whole
+ * process group, nothing left running, and the instance back on the next start.
  */
 describe('Quick start, end to end with the defaults [slow]', function () {
   this.timeout(240_000);
@@ -76,6 +77,8 @@ describe('Quick start, end to end with the defaults [slow]', function () {
       await writeFile(join(work, 'shop_addon', '__manifest__.py'), "{'name': 'Shop addon', 'version': '17.0.1.0.0', 'depends': ['base']}\n");
       await writeFile(join(work, 'shop_addon', '__init__.py'), '');
     });
+    // The one setting the README asks for a file:// repository: the folder it may come from.
+    env['FORJA_GIT_FILE_ROOTS'] = dirname(repo.dir);
   });
 
   it('runs a git-backed instance on the defaults, keeps its URL across stop and start, and stops everything on Ctrl-C', async () => {

@@ -25,6 +25,10 @@ describe('configuration', () => {
     expect(loadPadronSettings({ FORJA_PADRON_SALTA_RATES: 'salta.yaml' }).FORJA_PADRON_SALTA_RATES).to.equal(resolve('salta.yaml'));
   });
 
+  it('takes the git access lists as written (gitAccessFrom parses them)', () => {
+    expect(loadConfig({ FORJA_GIT_FILE_ROOTS: '/srv/git, /home/git', FORJA_GIT_ALLOW_HOSTS: 'git.internal, 10.0.0.0/8, [::1]' })).to.include({ FORJA_GIT_FILE_ROOTS: '/srv/git, /home/git', FORJA_GIT_ALLOW_HOSTS: 'git.internal, 10.0.0.0/8, [::1]' });
+  });
+
   it('ignores variables that are not Forja settings', () => {
     expect(loadConfig({ HOME: '/root', PATH: '/bin' })).to.not.have.property('HOME');
   });
@@ -35,6 +39,8 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud', /^configuration: LOG_LEVEL must be equal to one of the allowed values \(got "loud"; one of fatal, error/],
     ['DATABASE_URL', 'mysql://x', /^configuration: DATABASE_URL must match pattern/],
     ['NATS_URL', 'http://127.0.0.1:4222', /^configuration: NATS_URL must match pattern/],
+    ['FORJA_GIT_FILE_ROOTS', '/srv/git,relative/repos', /^configuration: FORJA_GIT_FILE_ROOTS must match pattern .*comma-separated absolute folders/],
+    ['FORJA_GIT_ALLOW_HOSTS', 'git.internal; rm -rf /', /^configuration: FORJA_GIT_ALLOW_HOSTS must match pattern .*comma-separated host names, addresses and CIDR ranges/],
   ];
   for (const [name, value, message] of wrong) {
     it(`refuses ${name}=${value} with one line naming it`, () => {

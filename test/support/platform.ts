@@ -33,7 +33,8 @@ export const PASSWORD = 'correct horse battery';
 export async function startTestPlatform(extra: StartProcess[] = [], env: Record<string, string> = {}): Promise<TestPlatform> {
   const databaseUrl = env['DATABASE_URL'] ?? (await createTestDatabase('platform'));
   const config: Config = {
-    ...loadConfig({ DATABASE_URL: databaseUrl, FORJA_DATA_DIR: mkdtempSync(join(tmpdir(), 'forja-test-')), FORJA_PROJECTION_POLL_MS: '100', ...env }),
+    // Test repositories are file:// bare repositories in temporary folders (bareRepo.ts, runDir.ts).
+    ...loadConfig({ DATABASE_URL: databaseUrl, FORJA_DATA_DIR: mkdtempSync(join(tmpdir(), 'forja-test-')), FORJA_PROJECTION_POLL_MS: '100', FORJA_GIT_FILE_ROOTS: tmpdir(), ...env }),
     FORJA_CONTROL_PLANE_PORT: 0,
     FORJA_WEB_PORT: 0,
     FORJA_PADRON_PORT: 0,

@@ -31,15 +31,15 @@ describe('web in Chromium: the instance page during and after jobs', function ()
     const create = async (form: Record<string, string>) => expect((await developer.post('/instances', { project: 'Taller Norte', erp_version: '18.0', ...form })).status, form['name']).to.equal(303);
     await create({ name: 'Restarted' });
     await create({ name: 'Long Log' });
-    await create({ name: 'Never Built', git_repo: 'file:///srv/git/missing.git' });
-    await create({ name: 'Behind', git_repo: 'file:///srv/git/taller.git' });
+    await create({ name: 'Never Built', git_repo: 'ssh://git@git.example.com/missing.git' });
+    await create({ name: 'Behind', git_repo: 'ssh://git@git.example.com/taller.git' });
     await create({ name: 'Gone' });
     await player.run('taller-norte-restarted', standinFacts('http://127.0.0.1:18081'));
     await player.run('taller-norte-long-log', {}, 'install_modules');
     await player.start('taller-norte-long-log', 'install_modules');
     await player.fail('taller-norte-long-log', 'install_modules', 'module stock_extra not found', ['2026-11-23 10:02:11 INFO loading 41 modules', LONG_LINE]);
     await player.start('taller-norte-never-built', 'resolve_source');
-    await player.fail('taller-norte-never-built', 'resolve_source', 'git ls-remote: repository file:///srv/git/missing.git not found');
+    await player.fail('taller-norte-never-built', 'resolve_source', 'could not reach the repository ssh://git@git.example.com/missing.git (see the instance log)');
     await player.run('taller-norte-behind', { ...standinFacts('http://127.0.0.1:18082'), resolve_source: { branchHead: HEAD }, fetch_code: { commit: HEAD } });
     // A push during a job (here a stop) is remembered: a rebuild to NEWER follows the job.
     expect((await developer.post('/instances/taller-norte-behind/action', { action: 'stop' })).status).to.equal(303);

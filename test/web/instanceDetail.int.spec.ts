@@ -86,7 +86,7 @@ describe('web: the instance page through a job’s life', function () {
   });
 
   it('shows the commit it runs against the branch head, “behind”, and a rebuild a push left pending', async () => {
-    const slug = await create('Tracked', { git_repo: 'file:///srv/git/detail.git' });
+    const slug = await create('Tracked', { git_repo: 'ssh://git@git.example.com/detail.git' });
     await player.run(slug, { ...standinFacts('http://127.0.0.1:18073'), resolve_source: { branchHead: HEAD }, fetch_code: { commit: HEAD } });
     expect(textOf(await page(slug))).to.include(`Runs commit ${HEAD.slice(0, 12)} of main , its branch head.`);
 

@@ -9,7 +9,7 @@ import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
-import { gitUrlProblem, sameName, slugify } from '../projects/project.ts';
+import { sameName, slugify } from '../projects/project.ts';
 import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
 import { instanceSlugCandidates } from './instanceSlug.ts';
 
@@ -76,7 +76,7 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     async create(input: InstanceCreateInput, metadata: EventMetadata) {
       const gitRepoGiven = input.git_repo?.trim() || null;
       if (gitRepoGiven) {
-        const problem = gitUrlProblem(gitRepoGiven);
+        const problem = projects.repositoryProblem(gitRepoGiven);
         if (problem) throw new InstanceInputError('git_repo', problem);
       }
       const source = await sourceOf(input);

@@ -1,8 +1,9 @@
 import { DomainError, foldEvents } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
-import { projectStream, sameName, slugify, type ProjectEvent } from './project.ts';
-import { projectDecider, SlugTakenError, type ProjectCommand } from './project.decider.ts';
+import { gitAccessProblem, type GitAccess } from '#shared/git/gitAccess.ts';
+import { gitUrlProblem, projectStream, sameName, slugify, type ProjectEvent } from './project.ts';
+import { projectDecider, RepositoryUrlError, SlugTakenError, type ProjectCommand } from './project.decider.ts';
 
 const MAX_SLUG_TRIES = 50;
 
@@ -16,11 +17,22 @@ export class ProjectExistsError extends DomainError {
   }
 }
 
-/** Project commands: creation finds a free slug; the rest address a project by slug. */
-export function projectService(store: EventStore) {
+/**
+ * Project commands: creation finds a free slug; the rest address a project by slug. `gitAccess`
+ * says which repositories git may read here (FORJA_GIT_FILE_ROOTS, FORJA_GIT_ALLOW_HOSTS).
+ */
+export function projectService(store: EventStore, gitAccess: GitAccess) {
   const run = (slug: string, command: ProjectCommand, metadata: EventMetadata) => handleCommand(store, projectDecider, projectStream(slug), command, { metadata });
+  /**
+   * Why a repository URL is refused, or null: its form (the decider's rule), then whether git may
+   * read it on this platform. Refusing here, at the API, answers the developer at once; the
+   * executor checks again before git runs (the settings may have changed, a name may resolve to a
+   * private address).
+   */
+  const repositoryProblem = (gitRepo: string): string | null => gitUrlProblem(gitRepo) ?? gitAccessProblem(gitRepo, gitAccess);
 
   return {
+    repositoryProblem,
     /**
      * Creates a project named `name` under the first free slug (`acme`, `acme-2`, …). The same name
      * twice is refused; a different name that slugifies alike gets the next slug.
@@ -47,7 +59,11 @@ export function projectService(store: EventStore) {
       const state = foldEvents(projectDecider, events.map(({ type, data }) => ({ type, data }) as ProjectEvent));
       return state.status === 'live' ? state.gitRepo : null;
     },
-    setRepository: (slug: string, gitRepo: string, metadata: EventMetadata) => run(slug, { type: 'SetProjectRepository', gitRepo: gitRepo.trim() }, metadata),
+    setRepository(slug: string, gitRepo: string, metadata: EventMetadata) {
+      const problem = repositoryProblem(gitRepo.trim());
+      if (problem) throw new RepositoryUrlError(problem);
+      return run(slug, { type: 'SetProjectRepository', gitRepo: gitRepo.trim() }, metadata);
+    },
     delete: (slug: string, confirmName: string, metadata: EventMetadata) => run(slug, { type: 'DeleteProject', confirmName }, metadata),
   };
 }

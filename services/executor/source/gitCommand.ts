@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
+import type { GitAccess } from '#shared/git/gitAccess.ts';
+import { gitTarget } from '#shared/git/gitTarget.ts';
 
 /** How the executor's git calls run. Every field is optional. */
 export interface GitOptions {
@@ -12,7 +14,14 @@ export interface GitOptions {
   signal?: AbortSignal;
   /** Receives each command line (credentials masked) and git's messages; never ended here. */
   log?: Writable;
+  /** Which repositories git may read (FORJA_GIT_FILE_ROOTS, FORJA_GIT_ALLOW_HOSTS); unset = no local ones, public hosts only. */
+  access?: GitAccess;
+  /** Resolves a host name to all its addresses, for the private-address check; default dns.lookup. */
+  lookup?: HostLookup;
 }
+
+/** Every address a host name resolves to (resolving only; nothing connects). */
+export type HostLookup = (host: string) => Promise<string[]>;
 
 export type GitSourceErrorKind = 'invalid' | 'branch_not_found' | 'unreadable' | 'commit_missing' | 'timeout' | 'aborted' | 'failed';
 
@@ -52,9 +61,14 @@ const REPOSITORY_VARIABLES = [
   'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_QUARANTINE_PATH', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_SHALLOW_FILE',
 ];
 
-/** The protocols a repository (and its submodules) may use: git's known-safe ones, plus local files only for a file:// repository. */
+/** The protocols a repository (and its submodules) may use: git's known-safe ones, plus local files only for a local repository. */
 export function allowedProtocols(repoUrl: string): string {
-  return repoUrl.startsWith('file://') ? 'http:https:ssh:git:file' : 'http:https:ssh:git';
+  return isLocalRepository(repoUrl) ? 'http:https:ssh:git:file' : 'http:https:ssh:git';
+}
+
+/** A repository on this machine: `file://…` or a path. */
+export function isLocalRepository(repoUrl: string): boolean {
+  return gitTarget(repoUrl).kind === 'local';
 }
 
 /** git's environment: the caller's additions, never a prompt, the ssh keys when given. */

@@ -1,6 +1,7 @@
 import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { gitEnv, GitSourceError, lastMeaningfulLine, maskCredentials, operationSignal, runGit, type GitOptions, type GitResult } from './gitCommand.ts';
+import { gitEnv, GitSourceError, isLocalRepository, maskCredentials, operationSignal, runGit, type GitOptions, type GitResult } from './gitCommand.ts';
+import { assertRepositoryAllowed, assertSubmoduleAllowed } from './repositoryAccess.ts';
 
 export { GitSourceError, type GitOptions, type GitSourceErrorKind } from './gitCommand.ts';
 
@@ -8,7 +9,8 @@ export { GitSourceError, type GitOptions, type GitSourceErrorKind } from './gitC
 export async function resolveBranchHead(repoUrl: string, branch: string, options: GitOptions = {}): Promise<string> {
   checkUrl(repoUrl);
   checkBranch(branch);
-  const git = gitIn(undefined, repoUrl, options, operationSignal(options));
+  await assertRepositoryAllowed(repoUrl, options);
+  const git = gitIn(repoUrl, options, operationSignal(options))(undefined);
   const ref = `refs/heads/${branch}`;
   // ls-remote matches patterns against the ends of ref names: keep only the exact ref.
   const result = await readRemote(repoUrl, () => git(['ls-remote', '--exit-code', '--', repoUrl, ref], [2]));
@@ -32,11 +34,13 @@ export async function checkoutCommit(repoUrl: string, branch: string, commit: st
   checkBranch(branch);
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new GitSourceError('invalid', `not a full commit sha: ${commit}`);
   if (!isAbsolute(dir) || resolve(dir) === '/') throw new GitSourceError('invalid', `the checkout folder must be an absolute path below /: ${dir}`);
-  const signal = operationSignal(options);
-  const git = gitIn(dir, repoUrl, options, signal);
+  await assertRepositoryAllowed(repoUrl, options);
+  const gitAt = gitIn(repoUrl, options, operationSignal(options));
+  const git = gitAt(dir);
+  const move = () => moveTo(repoUrl, branch, commit, dir, gitAt, options);
   if (await isWorkTreeOf(dir, repoUrl, git)) {
     try {
-      return await moveTo(repoUrl, branch, commit, git);
+      return await move();
     } catch (error) {
       if (!(error instanceof GitSourceError) || !['failed', 'unreadable'].includes(error.kind)) throw error;
       options.log?.write(`reusing ${dir} failed (${error.message}); checking out afresh\n`);
@@ -46,19 +50,24 @@ export async function checkoutCommit(repoUrl: string, branch: string, commit: st
   await mkdir(dir, { recursive: true });
   await git(['init', '-q']);
   await git(['remote', 'add', '--', 'origin', repoUrl]);
-  return moveTo(repoUrl, branch, commit, git);
+  return move();
 }
 
 type Git = (args: string[], allowExitCodes?: number[]) => Promise<GitResult>;
+/** git in a folder (or none), for one operation on one repository. */
+type GitAt = (cwd: string | undefined) => Git;
 
-function gitIn(cwd: string | undefined, repoUrl: string, options: GitOptions, signal: AbortSignal): Git {
+function gitIn(repoUrl: string, options: GitOptions, signal: AbortSignal): GitAt {
   const env = gitEnv(repoUrl, options);
-  // Since git 2.38.1 submodules may not use file:// unless told; only a file:// repository may.
-  const config = repoUrl.startsWith('file://') ? ['-c', 'protocol.file.allow=always'] : [];
-  return (args, allowExitCodes) => runGit([...config, ...args], { ...(cwd ? { cwd } : {}), env, signal, ...(options.log ? { log: options.log } : {}), ...(allowExitCodes ? { allowExitCodes } : {}) });
+  // Since git 2.38.1 submodules may not use file:// unless told; only a local repository may.
+  // A redirect is not followed: it could lead to an address the access check would refuse.
+  const config = ['-c', 'http.followRedirects=false', ...(isLocalRepository(repoUrl) ? ['-c', 'protocol.file.allow=always'] : [])];
+  return (cwd) => (args, allowExitCodes) =>
+    runGit([...config, ...args], { ...(cwd ? { cwd } : {}), env, signal, ...(options.log ? { log: options.log } : {}), ...(allowExitCodes ? { allowExitCodes } : {}) });
 }
 
-async function moveTo(repoUrl: string, branch: string, commit: string, git: Git): Promise<string> {
+async function moveTo(repoUrl: string, branch: string, commit: string, dir: string, gitAt: GitAt, options: GitOptions): Promise<string> {
+  const git = gitAt(dir);
   const ref = `refs/heads/${branch}`;
   await readRemote(repoUrl, () => git(['fetch', '--no-tags', '--', 'origin', `+${ref}:refs/remotes/origin/${branch}`]), branch);
   if (!(await hasCommit(commit, git))) {
@@ -70,8 +79,7 @@ async function moveTo(repoUrl: string, branch: string, commit: string, git: Git)
   }
   await git(['checkout', '-f', '-q', '--detach', commit, '--']);
   await git(['clean', '-ffdxq']);
-  await git(['submodule', 'sync', '--recursive', '-q']);
-  await readRemote(repoUrl, () => git(['submodule', 'update', '--init', '--recursive', '--force', '-q']), undefined, 'cannot check out the submodules of');
+  await checkoutSubmodules(dir, repoUrl, gitAt, options);
   const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
   if (head !== commit) throw new GitSourceError('failed', `checked out ${head} instead of ${commit}`);
   return head;
@@ -81,15 +89,56 @@ async function hasCommit(commit: string, git: Git): Promise<boolean> {
   return (await git(['cat-file', '-e', `${commit}^{commit}`], [1, 128])).exitCode === 0;
 }
 
-/** Turns git's failure to talk to the remote into `branch_not_found` or `unreadable` with git's own words. */
-async function readRemote(repoUrl: string, call: () => Promise<GitResult>, branch?: string, what = 'cannot read'): Promise<GitResult> {
+const MAX_SUBMODULE_DEPTH = 8;
+
+/**
+ * Checks out the submodules of the work tree at `dir`, level by level rather than with git's
+ * `--recursive`, so that every submodule's URL (as git resolved it against its parent) passes the
+ * same access check as the repository before git fetches it.
+ */
+async function checkoutSubmodules(dir: string, repoUrl: string, gitAt: GitAt, options: GitOptions, depth = 0): Promise<void> {
+  if (!(await exists(join(dir, '.gitmodules')))) return;
+  if (depth >= MAX_SUBMODULE_DEPTH) throw new GitSourceError('invalid', `submodules of ${maskCredentials(repoUrl)} are nested more than ${MAX_SUBMODULE_DEPTH} deep`);
+  const git = gitAt(dir);
+  await git(['submodule', 'sync', '-q']);
+  await git(['submodule', 'init', '-q']);
+  const paths = configEntries(await git(['config', '-z', '--file', '.gitmodules', '--get-regexp', '^submodule\\..+\\.path$'], [1]));
+  for (const { key } of paths) {
+    const name = key.slice('submodule.'.length, -'.path'.length);
+    const url = (await git(['config', '--local', '--get', `submodule.${name}.url`], [1])).stdout.trim();
+    if (url) await assertSubmoduleAllowed(url, repoUrl, options);
+  }
+  await readRemote(repoUrl, () => git(['submodule', 'update', '--force', '-q']), undefined, 'a submodule of');
+  for (const { value } of paths) {
+    const submodule = resolve(dir, value);
+    if (submodule.startsWith(`${dir}/`) && (await exists(join(submodule, '.git')))) await checkoutSubmodules(submodule, repoUrl, gitAt, options, depth + 1);
+  }
+}
+
+/** `git config -z --get-regexp` output: `key\nvalue\0` per entry (names and paths may hold spaces). */
+function configEntries(result: GitResult): Array<{ key: string; value: string }> {
+  return result.stdout
+    .split('\0')
+    .filter((entry) => entry.includes('\n'))
+    .map((entry) => ({ key: entry.slice(0, entry.indexOf('\n')), value: entry.slice(entry.indexOf('\n') + 1) }));
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+/**
+ * Turns git's failure to talk to the remote into `branch_not_found`, or `unreadable` saying only
+ * that: what git heard from the other end (a refused port, a service's banner) would let whoever
+ * sets a URL probe what the executor can reach. git's own words are in the instance log, where
+ * runGit wrote them.
+ */
+async function readRemote(repoUrl: string, call: () => Promise<GitResult>, branch?: string, what = 'the repository'): Promise<GitResult> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof GitSourceError) || error.kind !== 'failed') throw error;
     const { stderr } = error;
     if (branch && /couldn't find remote ref/i.test(stderr)) throw new GitSourceError('branch_not_found', `branch ${branch} not found in ${maskCredentials(repoUrl)}`);
-    throw new GitSourceError('unreadable', `${what} ${maskCredentials(repoUrl)}: ${lastMeaningfulLine(stderr)}`);
+    throw new GitSourceError('unreadable', `could not reach ${what} ${maskCredentials(repoUrl)} (see the instance log)`, stderr);
   }
 }
 

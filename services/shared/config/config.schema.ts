@@ -65,6 +65,16 @@ export const configSchema = {
       default: 'auto',
       description: 'auto = pretty in a terminal, JSON otherwise',
     },
+    FORJA_GIT_FILE_ROOTS: {
+      type: 'string',
+      pattern: '^\\s*/[^,]*(,\\s*/[^,]*)*$',
+      description: 'comma-separated absolute folders that local git repositories (file:// or a path) may come from; unset = none, file:// repositories are refused',
+    },
+    FORJA_GIT_ALLOW_HOSTS: {
+      type: 'string',
+      pattern: '^\\s*\\[?[A-Za-z0-9_.:-]+\\]?(/[0-9]{1,3})?(\\s*,\\s*\\[?[A-Za-z0-9_.:-]+\\]?(/[0-9]{1,3})?)*\\s*$',
+      description: 'comma-separated host names, addresses and CIDR ranges git may reach although they are loopback, private or link-local; unset = only public hosts',
+    },
     FORJA_PROJECTION_BATCH: { type: 'integer', minimum: 1, maximum: 100000, default: 1000, description: 'events per projection batch' },
     FORJA_PROJECTION_POLL_MS: {
       type: 'integer',
@@ -93,6 +103,8 @@ export interface Config {
   FORJA_PADRON_PORT: number;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'pretty' | 'json';
+  FORJA_GIT_FILE_ROOTS?: string;
+  FORJA_GIT_ALLOW_HOSTS?: string;
   FORJA_PROJECTION_BATCH: number;
   FORJA_PROJECTION_POLL_MS: number;
 }
