@@ -36,10 +36,10 @@ describe('padrón lookup API: POST /padron/cuits', function () {
 
   it('answers each valid CUIT keyed by its normalized form, lists invalid entries, collapses duplicates', async () => {
     const [a = '', b = '', c = '', d = ''] = fixture.cuits;
-    const body = await batch({ cuits: [a, `${a.slice(0, 2)}-${a.slice(2, 10)}-${a.slice(10)}`, b, c, d, '123', 'abc', 42, null, '123'] });
+    const body = await batch({ cuits: [a, `${a.slice(0, 2)}-${a.slice(2, 10)}-${a.slice(10)}`, b, c, d, '123', 'abc', '', '123'] });
     expect(short(body.results)).to.deep.equal({ [a]: ['BP 6', 'BR 1.5', 'CP 3', 'CR 2', 'XP 0.5'], [b]: ['BP 2.75'], [c]: [], [d]: [] });
     expect(Object.keys(body.results)).to.deep.equal([a, b, c, d]);
-    expect(body.invalid).to.deep.equal(['123', 'abc', '42', 'null']);
+    expect(body.invalid).to.deep.equal(['123', 'abc', '']);
   });
 
   it('results are the same objects the single lookup answers', async () => {
@@ -83,6 +83,32 @@ describe('padrón lookup API: POST /padron/cuits', function () {
       expect(await response.json()).to.deep.equal({ detail });
     });
   }
+
+  describe('deeply nested and mistyped entries (issue 10, item 10)', () => {
+    // Each of these answered 503 "the registry database is unavailable": JSON.stringify overflowed the stack on the nesting.
+    const nested = (levels: number, leaf: string, open = '[', close = ']') => `${open.repeat(levels)}${leaf}${close.repeat(levels)}`;
+    const attacks: Array<[string, string, string]> = [
+      ['an entry nested 10,000 arrays deep', `{"cuits": ["20000000011", ${nested(10_000, '"20000000011"')}]}`, '"cuits" must hold only strings: entry 1 is an array'],
+      ['"cuits" nested 10,000 arrays deep', `{"cuits": ${nested(10_000, '')}}`, '"cuits" must hold only strings: entry 0 is an array'],
+      ['an entry nested 10,000 objects deep', `{"cuits": [${nested(10_000, '1', '{"a":', '}')}]}`, '"cuits" must hold only strings: entry 0 is an object'],
+      ['a state nested 10,000 deep', `{"cuits": [], "state": ${nested(10_000, '"B"')}}`, 'unknown state (an array); one of A, B, C, E, S, T, X'],
+      ['a regime nested 10,000 objects deep', `{"cuits": [], "regime": ${nested(10_000, '"P"', '{"a":', '}')}}`, 'unknown regime (an object); P (perception) or R (withholding)'],
+      ['a number among the CUITs', '{"cuits": ["20000000011", 20000000011]}', '"cuits" must hold only strings: entry 1 is a number'],
+      ['null among the CUITs', '{"cuits": [null]}', '"cuits" must hold only strings: entry 0 is null'],
+      ['a boolean among the CUITs', '{"cuits": ["20000000011", "x", true]}', '"cuits" must hold only strings: entry 2 is a boolean'],
+    ];
+    for (const [what, body, detail] of attacks) {
+      it(`answers 400 for ${what}, and keeps serving`, async () => {
+        expect(body.length, 'under the 64 KiB body limit, so the parser sees it').to.be.below(64 * 1024);
+        const response = await post(body, true);
+        expect(response.status).to.equal(400);
+        expect(await response.json()).to.deep.equal({ detail });
+        const [a = ''] = fixture.cuits;
+        expect(Object.keys((await batch({ cuits: [a] })).results)).to.deep.equal([a]);
+        expect((await fetch(`${service.url}/health`)).status).to.equal(200);
+      });
+    }
+  });
 
   it('answers 413 for a body over 64 KiB', async () => {
     const response = await post({ cuits: ['x'.repeat(70_000)] });

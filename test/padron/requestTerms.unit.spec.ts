@@ -39,6 +39,16 @@ describe('padrón request terms', () => {
 
   it('refuses filters of the wrong type in a JSON body', () => {
     expect(() => parseFilters(3, undefined, undefined)).to.throw(BadLookupRequest, /unknown state 3/);
-    expect(() => parseFilters(undefined, ['P'], undefined)).to.throw(BadLookupRequest, /unknown regime \["P"\]/);
+    expect(() => parseFilters(undefined, ['P'], undefined)).to.throw(BadLookupRequest, /^unknown regime \(an array\); P \(perception\) or R \(withholding\)$/);
+    expect(() => parseFilters(undefined, undefined, null)).to.throw(BadLookupRequest, /^invalid date null; a day as YYYY-MM-DD$/);
+  });
+
+  it('names a deeply nested filter by its kind instead of serializing it (issue 10, item 10)', () => {
+    // Before: the message was built with JSON.stringify, whose recursion overflowed the stack, and the batch answered 503.
+    const deepArray: unknown = JSON.parse(`${'['.repeat(10_000)}"B"${']'.repeat(10_000)}`);
+    const deepObject: unknown = JSON.parse(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+    expect(() => parseFilters(deepArray, undefined, undefined)).to.throw(BadLookupRequest, /^unknown state \(an array\); one of A, B, C, E, S, T, X$/);
+    expect(() => parseFilters(undefined, deepObject, undefined)).to.throw(BadLookupRequest, /^unknown regime \(an object\)/);
+    expect(() => parseFilters(undefined, undefined, deepObject)).to.throw(BadLookupRequest, /^invalid date \(an object\)/);
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { filterSlots, ratesOf } from '../lookup/lookupRates.ts';
-import { BadLookupRequest, normalizeCuit, parseFilters, type CuitKey } from '../lookup/requestTerms.ts';
+import { BadLookupRequest, kindOf, normalizeCuit, parseFilters, type CuitKey } from '../lookup/requestTerms.ts';
 import type { LookupContext } from './lookupContext.ts';
 import { clientAddress } from './rateLimit.ts';
 import { sendDetail, sendJson } from './respond.ts';
@@ -34,7 +34,12 @@ export function handleBatchLookup(req: IncomingMessage, res: ServerResponse, con
       try {
         request = parseBatch(body);
       } catch (error) {
-        if (!(error instanceof BadLookupRequest)) throw error;
+        // Anything but a refusal is our bug, not the database's: say so rather than 503.
+        if (!(error instanceof BadLookupRequest)) {
+          context.logger.error({ err: error }, 'padrón batch request could not be read');
+          sendDetail(res, 500, 'internal error', limit.headers);
+          return done(500);
+        }
         sendDetail(res, 400, error.message, limit.headers);
         return done(400);
       }
@@ -93,10 +98,12 @@ export function parseBatch(body: string): BatchRequest {
   const filters = parseFilters(state, regime, date);
   const valid = new Map<string, CuitKey>();
   const invalid = new Set<string>();
-  for (const entry of cuits) {
-    const key = typeof entry === 'string' ? normalizeCuit(entry) : null;
+  for (const [at, entry] of cuits.entries()) {
+    // The schema's items are strings: anything else is a malformed request, not a malformed CUIT.
+    if (typeof entry !== 'string') throw new BadLookupRequest(`"cuits" must hold only strings: entry ${at} is ${kindOf(entry)}`);
+    const key = normalizeCuit(entry);
     if (key) valid.set(key.text, key);
-    else invalid.add(typeof entry === 'string' ? entry : JSON.stringify(entry));
+    else invalid.add(entry);
   }
   return { cuits: [...valid.values()], invalid: [...invalid], filters };
 }

@@ -44,19 +44,34 @@ function isDigits(text: string): boolean {
 
 const STATES = Object.keys(STATE_NAMES).sort().join(', ');
 
+/** What a JSON value is, for error messages: `an array`, `an object`, `a number`, `null`… */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * A value quoted in an error message. Arrays and objects are named by kind, never serialized:
+ * JSON.stringify recurses, and a body nested 10,000 deep (JSON.parse takes it) overflows the stack.
+ */
+function shown(value: unknown): string {
+  return typeof value === 'object' && value !== null ? `(${kindOf(value)})` : JSON.stringify(value);
+}
+
 /** Checks the three filters, each a string or absent (an empty value counts as absent). */
 export function parseFilters(state: unknown, regime: unknown, date: unknown): LookupFilters {
   const filters: LookupFilters = {};
   if (state !== undefined && state !== '') {
-    if (typeof state !== 'string' || !(state in STATE_NAMES)) throw new BadLookupRequest(`unknown state ${JSON.stringify(state)}; one of ${STATES}`);
+    if (typeof state !== 'string' || !(state in STATE_NAMES)) throw new BadLookupRequest(`unknown state ${shown(state)}; one of ${STATES}`);
     filters.state = state as StateCode;
   }
   if (regime !== undefined && regime !== '') {
-    if (regime !== 'P' && regime !== 'R') throw new BadLookupRequest(`unknown regime ${JSON.stringify(regime)}; P (perception) or R (withholding)`);
+    if (regime !== 'P' && regime !== 'R') throw new BadLookupRequest(`unknown regime ${shown(regime)}; P (perception) or R (withholding)`);
     filters.regime = regime;
   }
   if (date !== undefined && date !== '') {
-    if (typeof date !== 'string' || !isIsoDate(date)) throw new BadLookupRequest(`invalid date ${JSON.stringify(date)}; a day as YYYY-MM-DD`);
+    if (typeof date !== 'string' || !isIsoDate(date)) throw new BadLookupRequest(`invalid date ${shown(date)}; a day as YYYY-MM-DD`);
     filters.date = date;
   }
   return filters;
