@@ -38,6 +38,34 @@ export const padronSettingsSchema = {
       default: false,
       description: "true when the lookup service's database role may only read: it then leaves creating schema padron to the importer",
     },
+    FORJA_PADRON_POOL_MAX: {
+      type: 'integer',
+      minimum: 2,
+      maximum: 100,
+      default: 4,
+      description: "connections the lookup service's own pool opens to PostgreSQL (it never uses the other processes' pool)",
+    },
+    FORJA_PADRON_DOWNLOADS_MAX: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 32,
+      description: 'registry downloads in progress at once, from all clients; more get 503 with Retry-After',
+    },
+    FORJA_PADRON_DOWNLOADS_PER_IP: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 2,
+      description: 'registry downloads in progress at once from one client IP; more get 503 with Retry-After',
+    },
+    FORJA_PADRON_SEND_TIMEOUT_S: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      default: 30,
+      description: 'seconds a download may go without its client reading anything before its connection is closed',
+    },
   },
   required: [],
 } as const satisfies SettingsSchema;
@@ -49,6 +77,10 @@ export interface PadronSettings {
   FORJA_PADRON_TRUST_PROXY: number;
   FORJA_PADRON_POLL_MS: number;
   FORJA_PADRON_READ_ONLY: boolean;
+  FORJA_PADRON_POOL_MAX: number;
+  FORJA_PADRON_DOWNLOADS_MAX: number;
+  FORJA_PADRON_DOWNLOADS_PER_IP: number;
+  FORJA_PADRON_SEND_TIMEOUT_S: number;
 }
 
 /** Reads the padrón settings from the environment; throws ConfigError naming a wrong one. */

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { createPool } from '#shared/db.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { startPadronService } from './http/server.ts';
 import { loadPadronSettings } from './padron.settings.ts';
@@ -16,7 +18,23 @@ export const startPadronProcess: StartProcess = async (infra, config, logger) =>
   // container out). A deployment that gives the service a read-only role opts out, and the
   // importer creates the schema as before.
   if (!settings.FORJA_PADRON_READ_ONLY) await migratePadron(infra.db);
-  const service = await startPadronService({ pool: infra.pool, host: config.FORJA_HOST, port: config.FORJA_PADRON_PORT, settings, logger: logger.child({ process: 'padron' }) });
+  // Its own pool: an anonymous public service must not be able to take the connections that
+  // login, /health and the API of the other processes share under `npm start` (issue 10, item 4).
+  const pool = createPool(infra.databaseUrl, { max: settings.FORJA_PADRON_POOL_MAX, applicationName: 'forja-padron' });
+  let service;
+  try {
+    service = await startPadronService({
+      pool,
+      host: config.FORJA_HOST,
+      port: config.FORJA_PADRON_PORT,
+      downloadDir: join(config.FORJA_DATA_DIR, 'padron', 'downloads'),
+      settings,
+      logger: logger.child({ process: 'padron' }),
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   return {
     name: 'padron',
     describe: () => {
@@ -25,6 +43,9 @@ export const startPadronProcess: StartProcess = async (infra, config, logger) =>
       const limit = settings.FORJA_PADRON_RATE_LIMIT === 0 ? 'no rate limit' : `${settings.FORJA_PADRON_RATE_LIMIT} lookups per IP per ${settings.FORJA_PADRON_RATE_WINDOW_S} s`;
       return [`${service.url}/padron/cuit/{cuit} (docs ${service.url}/docs)`, `${rates.toLocaleString('en-US')} rates in memory, ${limit}`];
     },
-    stop: () => service.close(),
+    stop: async () => {
+      await service.close();
+      await pool.end();
+    },
   };
 };

@@ -1,10 +1,12 @@
+import { readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { PadronService } from '#services/padron/http/server.ts';
 import { padronApiValidator } from '#services/padron/padronSchemas.ts';
 import { waitUntil } from '#test/support/wait.ts';
-import { startTestService } from './support/padronDatabase.ts';
+import { downloadFolder, startTestService } from './support/padronDatabase.ts';
 import { agipLines, writeLines } from './support/padronFiles.ts';
 import { createLookupFixture, type LookupFixture } from './support/lookupFixture.ts';
 
@@ -12,11 +14,28 @@ describe('padrón service: limits, download, docs, health, metrics', function ()
   this.timeout(60_000);
   let fixture: LookupFixture;
   let service: PadronService;
+  let downloads: string;
 
   before(async () => {
     fixture = await createLookupFixture('padron_edges');
-    service = await startTestService(fixture.db.pool);
+    downloads = downloadFolder();
+    service = await startTestService(fixture.db.pool, { downloadDir: downloads });
   });
+
+  /** Runs `during` while the test database refuses connections (and has none open). */
+  async function withDatabaseDown(during: () => Promise<void>): Promise<void> {
+    const admin = new pg.Client({ connectionString: fixture.db.url.replace(/\/[^/]+$/, '/postgres') });
+    await admin.connect();
+    const database = new URL(fixture.db.url).pathname.slice(1);
+    try {
+      await admin.query(`alter database ${database} allow_connections false`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
+      await during();
+    } finally {
+      await admin.query(`alter database ${database} allow_connections true`);
+      await admin.end();
+    }
+  }
   after(async () => {
     await service.close();
     await fixture.db.close();
@@ -69,13 +88,17 @@ describe('padrón service: limits, download, docs, health, metrics', function ()
   });
 
   describe('download', () => {
-    it('streams today’s loads as a gzip CSV with a header row and an ETag, and answers 304 to it', async () => {
+    it('sends today’s loads as a gzip CSV with a header row and a strong ETag, and answers 304 to it', async () => {
       const response = await fetch(`${service.url}/padron/download`);
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.equal('application/gzip');
-      expect(response.headers.get('transfer-encoding')).to.equal('chunked');
+      expect(response.headers.get('cache-control')).to.equal('no-cache');
+      expect(response.headers.get('accept-ranges')).to.equal('bytes');
+      expect(response.headers.get('etag')).to.match(/^"all-[0-9a-f]{32}"$/);
       expect(response.headers.get('content-disposition')).to.match(/^attachment; filename="padron-all-\d{4}-\d{2}-\d{2}\.csv\.gz"$/);
-      const lines = gunzipSync(Buffer.from(await response.arrayBuffer())).toString('utf8').trimEnd().split('\n');
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(Number(response.headers.get('content-length'))).to.equal(bytes.length);
+      const lines = gunzipSync(bytes).toString('utf8').trimEnd().split('\n');
       const [a = '', b = ''] = fixture.cuits;
       const { from, to } = fixture.period;
       expect(lines).to.deep.equal([
@@ -100,6 +123,88 @@ describe('padrón service: limits, download, docs, health, metrics', function ()
       const unknown = await fetch(`${service.url}/padron/download/Q`);
       expect(unknown.status).to.equal(400);
       expect(await unknown.json()).to.deep.equal({ detail: 'unknown state "Q"; one of A, B, C, E, S, T, X' });
+    });
+
+    it('answers a Range request with those bytes only, and If-Range with a stale ETag with the whole file', async () => {
+      const whole = await fetch(`${service.url}/padron/download/C`);
+      const bytes = Buffer.from(await whole.arrayBuffer());
+      const etag = whole.headers.get('etag') ?? '';
+      const part = await fetch(`${service.url}/padron/download/C`, { headers: { range: 'bytes=10-29', 'if-range': etag } });
+      expect(part.status).to.equal(206);
+      expect(part.headers.get('content-range')).to.equal(`bytes 10-29/${bytes.length}`);
+      expect(part.headers.get('etag')).to.equal(etag);
+      expect(Buffer.from(await part.arrayBuffer())).to.deep.equal(bytes.subarray(10, 30));
+      const rest = await fetch(`${service.url}/padron/download/C`, { headers: { range: `bytes=${bytes.length - 5}-` } });
+      expect(Buffer.from(await rest.arrayBuffer())).to.deep.equal(bytes.subarray(bytes.length - 5));
+      const stale = await fetch(`${service.url}/padron/download/C`, { headers: { range: 'bytes=10-29', 'if-range': '"C-0123"' } });
+      expect(stale.status, 'a resumed download of another version starts over').to.equal(200);
+      expect(Buffer.from(await stale.arrayBuffer())).to.deep.equal(bytes);
+      const beyond = await fetch(`${service.url}/padron/download/C`, { headers: { range: `bytes=${bytes.length}-` } });
+      expect(beyond.status).to.equal(416);
+      expect(beyond.headers.get('content-range')).to.equal(`bytes */${bytes.length}`);
+      expect(beyond.headers.get('etag')).to.equal(null);
+      expect(await beyond.json()).to.deep.equal({ detail: 'the range is outside the file; Content-Range gives its size' });
+      const unmet = await fetch(`${service.url}/padron/download/C`, { headers: { 'if-match': '"C-0123"' } });
+      expect(unmet.status).to.equal(412);
+      expect(await unmet.json()).to.deep.equal({ detail: 'the file does not meet the If-Match or If-Unmodified-Since condition' });
+      expect((await fetch(`${service.url}/padron/download/C`, { headers: { 'if-match': etag } })).status).to.equal(200);
+    });
+
+    it('builds each file once: serves one already built while the database is down', async () => {
+      const before = Buffer.from(await (await fetch(`${service.url}/padron/download/B`)).arrayBuffer());
+      await withDatabaseDown(async () => {
+        const during = await fetch(`${service.url}/padron/download/B`);
+        expect(during.status).to.equal(200);
+        expect(Buffer.from(await during.arrayBuffer())).to.deep.equal(before);
+      });
+    });
+
+    it('answers 503 with Retry-After when a file cannot be built, leaves no partial file, and builds it once it can', async () => {
+      const folder = downloadFolder();
+      const fresh = await startTestService(fixture.db.pool, { downloadDir: folder });
+      try {
+        await withDatabaseDown(async () => {
+          const response = await fetch(`${fresh.url}/padron/download/X`);
+          expect(response.status).to.equal(503);
+          expect(response.headers.get('retry-after')).to.equal('10');
+          expect(await response.json()).to.deep.equal({ detail: 'the registry database is unavailable; try again shortly' });
+          expect(readdirSync(folder)).to.deep.equal([]);
+        });
+        const after = await fetch(`${fresh.url}/padron/download/X`);
+        expect(after.status).to.equal(200);
+        expect(gunzipSync(Buffer.from(await after.arrayBuffer())).toString('utf8')).to.match(/^state,cuit,regime,aliquot,date_from,date_to,last_update\nX,/);
+        expect(readdirSync(folder)).to.have.length(1);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('removes temporary files a dead build left at start, but not one another service may be writing', async () => {
+      const folder = downloadFolder();
+      const abandoned = join(folder, '.all-x.csv.gz.123.ab.tmp');
+      const recent = join(folder, '.all-y.csv.gz.456.cd.tmp');
+      writeFileSync(abandoned, 'partial');
+      writeFileSync(recent, 'partial');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(abandoned, twoHoursAgo, twoHoursAgo);
+      const started = await startTestService(fixture.db.pool, { downloadDir: folder });
+      await started.close();
+      expect(readdirSync(folder)).to.deep.equal(['.all-y.csv.gz.456.cd.tmp']);
+    });
+
+    it('answers 503 with Retry-After when its file was removed under it, then builds it again', async () => {
+      const first = await fetch(`${service.url}/padron/download/X`);
+      const bytes = Buffer.from(await first.arrayBuffer());
+      // What another service sharing FORJA_DATA_DIR does when it saw a newer version first.
+      for (const name of readdirSync(downloads)) if (name.startsWith('X-')) rmSync(join(downloads, name));
+      const vanished = await fetch(`${service.url}/padron/download/X`);
+      expect(vanished.status).to.equal(503);
+      expect(vanished.headers.get('retry-after')).to.equal('1');
+      expect(await vanished.json()).to.deep.equal({ detail: 'the download is being rebuilt; try again shortly' });
+      const again = await fetch(`${service.url}/padron/download/X`);
+      expect(again.status).to.equal(200);
+      expect(again.headers.get('etag')).to.equal(first.headers.get('etag'));
+      expect(Buffer.from(await again.arrayBuffer())).to.deep.equal(bytes);
     });
   });
 
@@ -194,6 +299,33 @@ describe('padrón service: limits, download, docs, health, metrics', function ()
         await watcher;
         expect(before.every((value) => value !== '7/8')).to.equal(true);
         expect([...seen].filter((value) => value !== '7/8' && !/^3(\.5)?\/2$/.test(value)), 'only whole old or whole new answers').to.deep.equal([]);
+      } finally {
+        await polling.close();
+      }
+    });
+
+    it('builds a new download file after a publish and removes the old version; other states keep theirs and their ETag', async () => {
+      const folder = downloadFolder();
+      const polling = await startTestService(fixture.db.pool, { pollMs: 50, downloadDir: folder });
+      try {
+        const etagOf = async (path: string) => {
+          const response = await fetch(`${polling.url}/padron/download${path}`);
+          await response.arrayBuffer();
+          return response.headers.get('etag');
+        };
+        const before = { all: await etagOf(''), B: await etagOf('/B'), C: await etagOf('/C') };
+        const filesBefore = readdirSync(folder).sort();
+        expect(filesBefore.map((name) => name.split('-')[0])).to.deep.equal(['B', 'C', 'all']);
+        const [a = ''] = fixture.cuits;
+        await fixture.db.load({ state: 'C', path: writeLines(fixture.folder, 'ARDJU-after.TXT', agipLines(fixture.period, [{ cuit: a, perception: '9,00', withholding: '9,50' }])) });
+        await waitUntil(async () => (await etagOf('/C')) !== before.C, 'the polling service to serve the new load');
+        expect(await etagOf('')).to.not.equal(before.all);
+        expect(await etagOf('/B'), 'B’s loads did not change').to.equal(before.B);
+        const filesAfter = readdirSync(folder).sort();
+        expect(filesAfter.map((name) => name.split('-')[0])).to.deep.equal(['B', 'C', 'all']);
+        expect(filesAfter.filter((name) => filesBefore.includes(name))).to.deep.equal(filesBefore.filter((name) => name.startsWith('B-')));
+        const lines = gunzipSync(Buffer.from(await (await fetch(`${polling.url}/padron/download/C`)).arrayBuffer())).toString('utf8');
+        expect(lines).to.include(`C,${a},P,9.00,`);
       } finally {
         await polling.close();
       }

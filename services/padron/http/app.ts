@@ -3,7 +3,7 @@ import type { Pool } from '#shared/db.ts';
 import type { Logger } from '#shared/log.ts';
 import type { PadronRegistry } from '../lookup/registry.ts';
 import { docsRouter } from './docs.ts';
-import { downloadHandler } from './download.ts';
+import { downloadHandler, type DownloadDeps } from './download.ts';
 import { healthHandler } from './health.ts';
 import type { PadronMetrics, Route } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -14,10 +14,11 @@ export interface AppDeps {
   registry: PadronRegistry;
   metrics: PadronMetrics;
   logger: Logger;
+  download: DownloadDeps;
 }
 
 /** Everything but the two lookups: downloads, docs, health, metrics. Express is fine off the hot path. */
-export function createApp({ pool, registry, metrics, logger }: AppDeps): Express {
+export function createApp({ pool, registry, metrics, logger, download }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -34,7 +35,7 @@ export function createApp({ pool, registry, metrics, logger }: AppDeps): Express
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  app.get('/padron/download{/:state}', downloadHandler(pool, registry));
+  app.get('/padron/download{/:state}', downloadHandler(download));
   app.use((req, res) => sendDetail(res, 404, `no such resource: ${req.method} ${req.path}`));
   const onError: ErrorRequestHandler = (error: Error & { status?: number }, _req, res, _next) => {
     const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;

@@ -1,22 +1,34 @@
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import type { Request, Response } from 'express';
-import copyStreams from 'pg-copy-streams';
-import type { Pool } from '#shared/db.ts';
+import type { Logger } from '#shared/log.ts';
 import type { PadronRegistry } from '../lookup/registry.ts';
 import { BadLookupRequest, parseFilters } from '../lookup/requestTerms.ts';
-import { ratesTable } from '../storage/loads.ts';
+import type { DownloadFiles } from './downloadFiles.ts';
+import type { DownloadSlots } from './downloadSlots.ts';
+import { clientAddress } from './rateLimit.ts';
 import { etagMatches, sendDetail } from './respond.ts';
 
-const HEADER = 'state,cuit,regime,aliquot,date_from,date_to,last_update\n';
+/** What a refused download is told to wait: about what a download of the whole registry takes. */
+const RETRY_AFTER_S = 10;
+
+export interface DownloadDeps {
+  registry: PadronRegistry;
+  files: DownloadFiles;
+  slots: DownloadSlots;
+  /** Reverse proxies whose X-Forwarded-For names the client (0 = none). */
+  trustedHops: number;
+  /** A response whose client reads nothing for this long is cut off. */
+  sendTimeoutMs: number;
+  logger: Logger;
+}
 
 /**
- * `GET /padron/download[/{state}]`: today's loads as one gzip CSV, streamed. Each load's table
- * goes through `COPY … TO STDOUT (FORMAT csv)` into gzip into the response with backpressure all
- * the way, so memory stays at a few buffers whatever the registry's size. No rate limit (spec);
- * the ETag is the version of the loads, so a mirror that already has them gets a 304.
+ * `GET /padron/download[/{state}]`: today's loads as one gzip CSV. The file is built once per
+ * version of its loads (DownloadFiles) and sent by express's `sendFile`, which answers Range
+ * requests and conditional GETs against the strong ETag (the file's digest). No rate limit
+ * (spec), but a cap on downloads in progress, and a client that stops reading is disconnected:
+ * a download costs a file descriptor and a socket, never a database connection.
  */
-export function downloadHandler(pool: Pool, registry: PadronRegistry) {
+export function downloadHandler(deps: DownloadDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     let state;
     try {
@@ -26,44 +38,53 @@ export function downloadHandler(pool: Pool, registry: PadronRegistry) {
       sendDetail(res, 400, error.message);
       return;
     }
-    const view = registry.current;
-    const slots = view.slots.filter((slot) => state === undefined || slot.state === state);
-    const etag = `"download.${state ?? 'all'}.${view.version}"`;
-    if (etagMatches(req.headers['if-none-match'], etag)) {
-      res.writeHead(304, { etag, 'cache-control': 'no-cache' }).end();
+    const slot = deps.slots.take(clientAddress(req, deps.trustedHops));
+    if (!slot.granted) {
+      sendDetail(res, 503, `too many downloads in progress: ${slot.reason}; retry after the number of seconds in Retry-After`, { 'retry-after': String(RETRY_AFTER_S) });
       return;
     }
-    const client = await pool.connect().catch(() => undefined);
-    if (!client) {
-      sendDetail(res, 503, 'the registry database is unavailable; try again shortly');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': 'application/gzip',
-      'content-disposition': `attachment; filename="padron-${state ?? 'all'}-${view.date}.csv.gz"`,
-      etag,
-      'cache-control': 'no-cache',
-    });
-    let failure: Error | undefined;
-    const gzip = createGzip();
-    // A client that goes away ends this pipeline, which destroys gzip and so stops the COPY below.
-    const sent = pipeline(gzip, res).catch((error: Error) => {
-      failure ??= error;
-    });
-    gzip.write(HEADER);
+    res.once('close', slot.release);
+    const view = deps.registry.current;
+    const key = state ?? 'all';
+    let file;
     try {
-      for (const slot of slots) {
-        const query = `copy (select '${slot.state}', cuit, regime, aliquot, date_from, date_to, '${slot.lastUpdate}'
-          from ${ratesTable(slot.load.loadId)} where regime = '${slot.regime}' order by cuit) to stdout with (format csv)`;
-        await pipeline(client.query(copyStreams.to(query)), gzip, { end: false });
-      }
-      gzip.end();
+      file = await deps.files.fileFor(key, view.slots.filter((each) => state === undefined || each.state === state));
     } catch (error) {
-      failure ??= error as Error;
-      gzip.destroy();
+      deps.logger.error({ err: error }, 'padrón download file could not be built');
+      sendDetail(res, 503, 'the registry database is unavailable; try again shortly', { 'retry-after': String(RETRY_AFTER_S) });
+      return;
     }
-    await sent;
-    // A connection left mid-COPY cannot serve the next query: discard it rather than return it.
-    client.release(failure);
+    if (req.socket.destroyed) return;
+    // Decided here rather than by send, which ignores If-None-Match when the request says
+    // `Cache-Control: no-cache`, as fetch() does whenever a script sets If-None-Match itself.
+    if (etagMatches(req.headers['if-none-match'], file.etag)) {
+      res.writeHead(304, { etag: file.etag, 'cache-control': 'no-cache' }).end();
+      return;
+    }
+    res.once('close', deps.files.hold(file.path));
+    // Idle means no byte left for the client: a socket whose buffers are full because its reader stopped.
+    res.setTimeout(deps.sendTimeoutMs, () => res.destroy());
+    const headers = {
+      'content-type': 'application/gzip',
+      'content-disposition': `attachment; filename="padron-${key}-${view.date}.csv.gz"`,
+      etag: file.etag,
+      'cache-control': 'no-cache',
+    };
+    // dotfiles: FORJA_DATA_DIR is `.data` by default, and send refuses paths through a dot folder otherwise.
+    const options = { headers, acceptRanges: true, cacheControl: false, lastModified: false, dotfiles: 'allow' } as const;
+    res.sendFile(file.path, options, (error?: Error & { code?: string; status?: number }) => {
+      if (!error) return;
+      if (res.headersSent || error.code === 'ECONNABORTED') return void res.destroy();
+      if (error.status === 416 || error.status === 412) {
+        // send set the file's headers before refusing; only Content-Range (416) still applies.
+        for (const name of ['etag', 'content-disposition', 'accept-ranges']) res.removeHeader(name);
+        const detail = error.status === 416 ? 'the range is outside the file; Content-Range gives its size' : 'the file does not meet the If-Match or If-Unmodified-Since condition';
+        return void sendDetail(res, error.status, detail);
+      }
+      // Only another process sharing the folder removes a file this one still serves.
+      deps.logger.warn({ err: error }, 'padrón download file vanished before it was sent');
+      deps.files.forget(file.path);
+      sendDetail(res, 503, 'the download is being rebuilt; try again shortly', { 'retry-after': '1' });
+    });
   };
 }

@@ -54,6 +54,18 @@ export class PadronMetrics {
     child.time.observe((performance.now() - startedMs) / 1000);
   }
 
+  /** `padron_downloads_in_progress`, read from `inProgress` when scraped. */
+  countDownloads(inProgress: () => number): void {
+    new Gauge({
+      name: 'padron_downloads_in_progress',
+      help: 'Registry downloads being built or sent now (capped per client IP and overall)',
+      registers: [this.registry],
+      collect() {
+        this.set(inProgress());
+      },
+    });
+  }
+
   lookedUp(source: 'memory' | 'database' | 'notModified', cuits = 1): void {
     this.lookupSources[source].inc(cuits);
   }

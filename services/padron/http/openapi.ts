@@ -30,9 +30,20 @@ function component(schema: Record<string, unknown>): unknown {
 /** The OpenAPI 3.1 document of the lookup service, built from `schemas/padron/*.json`. */
 export function openApiDocument(): unknown {
   const download = {
-    description: "Today's loads as a gzip CSV (state,cuit,regime,aliquot,date_from,date_to,last_update), streamed; not rate limited",
-    headers: { ETag: { schema: { type: 'string' } } },
+    description: "Today's loads as a gzip CSV (state,cuit,regime,aliquot,date_from,date_to,last_update); not rate limited, but capped in downloads at once",
+    headers: { ETag: { schema: { type: 'string' }, description: 'Strong: resumes with Range and If-Range' }, 'Accept-Ranges': { schema: { type: 'string' } } },
     content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+  };
+  const downloadResponses = {
+    200: download,
+    206: { description: 'The requested byte range (Range, optionally If-Range)', content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+    304: { description: 'Not modified' },
+    416: error('The range is outside the file'),
+    503: {
+      description: 'Too many downloads in progress (from this address, or overall), or the database is unavailable to build the file',
+      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before trying again' } },
+      content: json('Error'),
+    },
   };
   return {
     openapi: '3.1.0',
@@ -60,15 +71,15 @@ export function openApiDocument(): unknown {
           requestBody: { required: true, content: json('CuitsBatchRequest') },
           responses: {
             200: { description: 'Rates keyed by normalized CUIT; invalid entries listed', content: json('CuitsBatchResponse') },
-            400: error(`Not JSON, "cuits" missing or not an array, more than ${MAX_BATCH} entries, or a bad filter`),
+            400: error(`Not JSON, "cuits" missing or not an array of strings, more than ${MAX_BATCH} entries, or a bad filter`),
             413: error('Body larger than 64 KiB'),
             429: rateLimited,
           },
         },
       },
-      '/padron/download': { get: { summary: 'Full registry download', responses: { 200: download, 304: { description: 'Not modified' } } } },
+      '/padron/download': { get: { summary: 'Full registry download', responses: downloadResponses } },
       '/padron/download/{state}': {
-        get: { summary: "One jurisdiction's registry download", parameters: [stateParam('path')], responses: { 200: download, 304: { description: 'Not modified' }, 400: error('Unknown state') } },
+        get: { summary: "One jurisdiction's registry download", parameters: [stateParam('path')], responses: { ...downloadResponses, 400: error('Unknown state') } },
       },
       '/health': { get: { summary: 'Liveness and database reachability', responses: { 200: { description: 'Up', content: json('Health') }, 503: error('Database unreachable') } } },
       '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } } },

@@ -6,6 +6,8 @@ import { PadronRegistry } from '../lookup/registry.ts';
 import type { PadronSettings } from '../padron.settings.ts';
 import { createApp } from './app.ts';
 import { BATCH_PATH, handleBatchLookup } from './batchLookup.ts';
+import { DownloadFiles } from './downloadFiles.ts';
+import { DownloadSlots } from './downloadSlots.ts';
 import type { LookupContext } from './lookupContext.ts';
 import { PadronMetrics } from './metrics.ts';
 import { FixedWindowRateLimit } from './rateLimit.ts';
@@ -16,7 +18,18 @@ export interface PadronServiceOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  settings: Pick<PadronSettings, 'FORJA_PADRON_RATE_LIMIT' | 'FORJA_PADRON_RATE_WINDOW_S' | 'FORJA_PADRON_TRUST_PROXY' | 'FORJA_PADRON_POLL_MS'>;
+  /** Where the download files are built (`FORJA_DATA_DIR/padron/downloads`). */
+  downloadDir: string;
+  settings: Pick<
+    PadronSettings,
+    | 'FORJA_PADRON_RATE_LIMIT'
+    | 'FORJA_PADRON_RATE_WINDOW_S'
+    | 'FORJA_PADRON_TRUST_PROXY'
+    | 'FORJA_PADRON_POLL_MS'
+    | 'FORJA_PADRON_DOWNLOADS_MAX'
+    | 'FORJA_PADRON_DOWNLOADS_PER_IP'
+    | 'FORJA_PADRON_SEND_TIMEOUT_S'
+  >;
   logger: Logger;
 }
 
@@ -37,7 +50,11 @@ export async function startPadronService(options: PadronServiceOptions): Promise
   const { pool, settings, logger } = options;
   const metrics = new PadronMetrics();
   const registry = new PadronRegistry(pool, { pollMs: settings.FORJA_PADRON_POLL_MS, logger, onChange: (view) => metrics.viewChanged(view) });
+  const files = new DownloadFiles(pool, options.downloadDir, logger);
+  await files.open();
   await registry.start();
+  const slots = new DownloadSlots(settings.FORJA_PADRON_DOWNLOADS_MAX, settings.FORJA_PADRON_DOWNLOADS_PER_IP);
+  metrics.countDownloads(() => slots.inProgress);
   const context: LookupContext = {
     pool,
     registry,
@@ -46,7 +63,8 @@ export async function startPadronService(options: PadronServiceOptions): Promise
     trustedHops: settings.FORJA_PADRON_TRUST_PROXY,
     logger,
   };
-  const app = createApp({ pool, registry, metrics, logger });
+  const download = { registry, files, slots, trustedHops: settings.FORJA_PADRON_TRUST_PROXY, sendTimeoutMs: settings.FORJA_PADRON_SEND_TIMEOUT_S * 1000, logger };
+  const app = createApp({ pool, registry, metrics, logger, download });
   const server = createServer((req, res) => {
     const url = req.url ?? '';
     if (url.startsWith(SINGLE_PREFIX)) handleSingleLookup(req, res, context);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createKysely, createPool, type Pool } from '#shared/db.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import { createPgEventStore, migrateEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
@@ -7,6 +10,7 @@ import { importPadronFile, type ImportOutcome, type ImportRequest } from '#servi
 import type { PadronLoadedData } from '#services/padron/padron.ts';
 import { migratePadron } from '#services/padron/storage/migrations/index.ts';
 import { createTestDatabase } from '#test/support/postgres.ts';
+import { onTeardown } from '#test/support/teardown.ts';
 
 /** A fresh database with the event store and schema padron, and the import as the CLI runs it. */
 export interface PadronDatabase {
@@ -43,18 +47,33 @@ export async function createPadronDatabase(prefix = 'padron'): Promise<PadronDat
   };
 }
 
-/** The lookup service on 127.0.0.1 and a free port, no rate limit unless asked. */
-export function startTestService(pool: Pool, settings: { limit?: number; windowSeconds?: number; trustedHops?: number; pollMs?: number } = {}): Promise<PadronService> {
+/** The lookup service on 127.0.0.1 and a free port, no rate limit unless asked; its download files in `downloadDir` (a fresh folder by default). */
+export function startTestService(
+  pool: Pool,
+  settings: { limit?: number; windowSeconds?: number; trustedHops?: number; pollMs?: number; downloadDir?: string } = {},
+): Promise<PadronService> {
   return startPadronService({
     pool,
     host: '127.0.0.1',
     port: 0,
     logger: silentLogger,
+    downloadDir: settings.downloadDir ?? downloadFolder(),
     settings: {
       FORJA_PADRON_RATE_LIMIT: settings.limit ?? 0,
       FORJA_PADRON_RATE_WINDOW_S: settings.windowSeconds ?? 60,
       FORJA_PADRON_TRUST_PROXY: settings.trustedHops ?? 0,
       FORJA_PADRON_POLL_MS: settings.pollMs ?? 60_000,
+      // The caps and the send timeout are tested on the process, against stalled sockets (stalledDownloads).
+      FORJA_PADRON_DOWNLOADS_MAX: 32,
+      FORJA_PADRON_DOWNLOADS_PER_IP: 32,
+      FORJA_PADRON_SEND_TIMEOUT_S: 30,
     },
   });
+}
+
+/** A fresh folder for a service's download files, removed when the test run ends. */
+export function downloadFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'forja-padron-downloads-'));
+  onTeardown(async () => rmSync(folder, { recursive: true, force: true }));
+  return folder;
 }
