@@ -104,9 +104,10 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
   const validResult = schemaValidator('api/GitHookResult.v1.json');
 
   /** Stands in for ctx.instances.rebuildForPush: every branch rebuilds `shared` and one instance of its own; `busy` waits for its job; `gone` is skipped. */
-  const rebuildForPush: ControlPlaneContext['instances']['rebuildForPush'] = async (project, branch, head, metadata) => {
-    calls.push({ project, branch, head, metadata });
-    return { rebuilt: ['shared', `${project}-${branch.replace(/\W/g, '-')}`], deferred: ['busy'], skipped: [{ slug: 'gone', reason: 'gone is busy with a destroy job' }], lastGlobalPosition: undefined };
+  const rebuildForPush: ControlPlaneContext['instances']['rebuildForPush'] = async (project, pushes, metadata) => {
+    for (const { branch, head } of pushes) calls.push({ project, branch, head, metadata });
+    const each = pushes.map(({ branch }) => ['shared', `${project}-${branch.replace(/\W/g, '-')}`]);
+    return { rebuilt: each.flat(), deferred: pushes.map(() => 'busy'), skipped: pushes.map(() => ({ slug: 'gone', reason: 'gone is busy with a destroy job' })), lastGlobalPosition: undefined };
   };
 
   before(async () => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { decodeHookBody, parsePushPayload, PushPayloadError, type PushPayload } from '#services/control-plane/hooks/pushPayload.ts';
+import { decodeHookBody, MAX_BRANCHES_PER_DELIVERY, parsePushPayload, PushPayloadError, TooManyBranchesError, type PushPayload } from '#services/control-plane/hooks/pushPayload.ts';
 
 interface Fixture {
   headers: Record<string, string>;
@@ -178,5 +178,36 @@ describe('push hook payloads', () => {
       expect(refused(() => decodeHookBody(Buffer.alloc(0), 'application/json'))).to.equal('the body is empty');
       expect(refused(() => decodeHookBody(undefined, 'application/json'))).to.equal('the body is empty');
     });
+  });
+});
+
+describe('the branches of one delivery (issue 10, item 15)', () => {
+  /** A Bitbucket Cloud push of `count` changes, each a new commit on branch `b<i % distinct>`. */
+  const bitbucket = (count: number, distinct = count) => ({
+    push: { changes: Array.from({ length: count }, (_, i) => ({ new: { type: 'branch', name: `b${i % distinct}`, target: { hash: i.toString(16).padStart(40, '0') } }, old: null })) },
+  });
+  const headers = { 'X-Event-Key': 'repo:push' };
+
+  it(`takes up to ${MAX_BRANCHES_PER_DELIVERY} branches`, () => {
+    expect(parsePushPayload(headers, bitbucket(MAX_BRANCHES_PER_DELIVERY)).pushes).to.have.length(MAX_BRANCHES_PER_DELIVERY);
+  });
+
+  it('refuses a delivery of 40,000 branches at once, reading no further than the one too many', () => {
+    const payload = bitbucket(40_000);
+    const started = performance.now();
+    expect(() => parsePushPayload(headers, payload)).to.throw(TooManyBranchesError, `the delivery pushes more than ${MAX_BRANCHES_PER_DELIVERY} branches`);
+    expect(performance.now() - started).to.be.below(1000);
+  });
+
+  it('counts a branch pushed many times once: 40,000 changes of 3 branches are fine, and quick', () => {
+    const payload = bitbucket(40_000, 3);
+    const started = performance.now();
+    expect(parsePushPayload(headers, payload).pushes.map((entry) => entry.branch)).to.deep.equal(['b0', 'b1', 'b2']);
+    expect(performance.now() - started).to.be.below(1000);
+  });
+
+  it('counts tags and deletions, which build nothing, as ignored rather than as branches', () => {
+    const tags = { push: { changes: Array.from({ length: 500 }, (_, i) => ({ new: { type: 'tag', name: `v${i}` }, old: null })) } };
+    expect(parsePushPayload(headers, tags)).to.deep.equal(push('bitbucket', [], 500));
   });
 });

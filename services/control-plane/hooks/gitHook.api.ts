@@ -4,7 +4,7 @@ import type { EventMetadata } from '#shared/eventStore/eventStore.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
-import { decodeHookBody, parsePushPayload, PushPayloadError, type PushPayload } from './pushPayload.ts';
+import { decodeHookBody, parsePushPayload, PushPayloadError, TooManyBranchesError, type PushPayload } from './pushPayload.ts';
 
 /** Hosts send whole commit lists (GitHub caps deliveries at 25 MB); far above the app's 64 kB JSON limit. */
 const HOOK_BODY_LIMIT = '5mb';
@@ -36,18 +36,21 @@ export function gitHookApi(router: Router, ctx: ControlPlaneContext): void {
     const project = String(req.params['project_slug']);
     const payload = readPayload(req);
     const metadata = hookMetadata(req);
-    const rebuilt: string[] = [];
-    const deferred: string[] = [];
-    const skipped: GitHookResult['skipped'] = [];
-    // One branch after the other: a failure answers 500 and the host redelivers the whole push.
-    for (const { branch, head } of payload.pushes) {
-      const outcome = await ctx.instances.rebuildForPush(project, branch, head, metadata);
-      for (const slug of outcome.rebuilt) if (!rebuilt.includes(slug)) rebuilt.push(slug);
-      for (const slug of outcome.deferred) if (!deferred.includes(slug)) deferred.push(slug);
-      for (const skip of outcome.skipped) if (!skipped.some((known) => known.slug === skip.slug)) skipped.push(skip);
-    }
+    // Every branch of the delivery at once (the project's instances are read once); a failure
+    // answers 500 and the host redelivers the whole push.
+    const outcome = payload.pushes.length > 0 ? await ctx.instances.rebuildForPush(project, payload.pushes, metadata) : { rebuilt: [], deferred: [], skipped: [] };
     const branches = payload.pushes.map((push) => push.branch);
-    const result: GitHookResult = { project, host: payload.host, event: payload.event, branch: branches[0] ?? null, branches, rebuilt, deferred, skipped, ignored: payload.ignored };
+    const result: GitHookResult = {
+      project,
+      host: payload.host,
+      event: payload.event,
+      branch: branches[0] ?? null,
+      branches,
+      rebuilt: [...new Set(outcome.rebuilt)],
+      deferred: [...new Set(outcome.deferred)],
+      skipped: [...new Map(outcome.skipped.map((skip) => [skip.slug, skip])).values()],
+      ignored: payload.ignored,
+    };
     res.json(result);
   });
 }
@@ -58,6 +61,7 @@ function readPayload(req: Request): PushPayload {
     const body: unknown = req.body === undefined || Buffer.isBuffer(req.body) ? decodeHookBody(req.body as Buffer | undefined, req.get('content-type')) : req.body;
     return parsePushPayload(req.headers, body);
   } catch (error) {
+    if (error instanceof TooManyBranchesError) throw new HttpError(413, error.message);
     if (error instanceof PushPayloadError) throw new HttpError(400, error.message);
     throw error;
   }

@@ -139,16 +139,19 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     },
 
     /**
-     * Rebuilds the project's instances on `branch` (to `head`, when the host said it). Destroyed
+     * Rebuilds the project's instances on each pushed branch (to its `head`, when the host said
+     * it), branch after branch; the project's instances are read once for the whole push. Destroyed
      * ones are left alone; one busy with a job gets one rebuild when the job ends (deferred); one
      * that cannot rebuild is reported as skipped with the reason.
      */
-    async rebuildForPush(projectSlug: string, branch: string, head: string | undefined, metadata: EventMetadata) {
+    async rebuildForPush(projectSlug: string, pushes: ReadonlyArray<{ branch: string; head?: string }>, metadata: EventMetadata) {
       const rebuilt: string[] = [];
       const deferred: string[] = [];
       const skipped: Array<{ slug: string; reason: string }> = [];
       let lastGlobalPosition: number | undefined;
-      for (const row of await allInstances(readModel, { project: projectSlug, branch })) {
+      const instances = await allInstances(readModel, { project: projectSlug });
+      const onBranch = pushes.flatMap(({ branch, head }) => instances.filter((row) => row.branch === branch).map((row) => ({ row, head })));
+      for (const { row, head } of onBranch) {
         if (row.status === 'destroyed') continue;
         try {
           const command = { type: 'RequestAction' as const, action: 'rebuild' as const, jobId: randomUUID(), reason: 'push' as const, ...(head ? { headCommit: head } : {}) };
