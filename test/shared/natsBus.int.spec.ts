@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { connect } from 'nats';
 import { createNatsBus } from '../../services/shared/bus/natsBus.ts';
+import { natsConnection } from '../../services/shared/bus/natsUrl.ts';
 import { testNatsUrl } from '../support/nats.ts';
 import { busContract } from './bus.contract.ts';
 
@@ -10,7 +11,7 @@ describe('nats bus', function () {
   it('creates the WORK stream as a file-backed work queue on work.>', async function () {
     const url = await testNatsUrl();
     const bus = await createNatsBus({ url });
-    const nc = await connect({ servers: url });
+    const nc = await connect(natsConnection(url));
     try {
       const info = await (await nc.jetstreamManager()).streams.info('WORK');
       expect(info.config).to.include({ retention: 'workqueue', storage: 'file', duplicate_window: 120_000_000_000 });

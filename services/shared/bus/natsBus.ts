@@ -2,8 +2,10 @@ import { AckPolicy, DeliverPolicy, NatsError, RetentionPolicy, StorageType, conn
 import type { ConsumerMessages, JetStreamManager, JsMsg } from 'nats';
 import type { Logger } from '../log.ts';
 import type { Bus, ConsumeOptions, PublishWorkResult, Subscription, WorkMessage } from './bus.ts';
+import { natsAddress, natsConnection } from './natsUrl.ts';
 
 export interface NatsBusOptions {
+  /** `nats://host:port`, with the server's token (`nats://TOKEN@host:port`) or user and password when it asks for them. */
   url: string;
   logger?: Logger;
   /** The work-queue stream; it captures `work.>`. */
@@ -27,8 +29,8 @@ const STREAM_NOT_FOUND = 10059;
 export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   const { url, logger } = options;
   const streamName = options.streamName ?? 'WORK';
-  const nc = await connect({ servers: url, name: 'forja', maxReconnectAttempts: -1 }).catch((error: unknown) => {
-    throw new Error(`cannot connect to NATS at ${url}: ${(error as Error).message}`, { cause: error });
+  const nc = await connect({ ...natsConnection(url), name: 'forja', maxReconnectAttempts: -1 }).catch((error: unknown) => {
+    throw new Error(`cannot connect to NATS at ${natsAddress(url)}: ${(error as Error).message}`, { cause: error });
   });
   const jsm = await nc.jetstreamManager();
   try {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log.ts';
@@ -15,7 +16,10 @@ export interface NatsServerOptions {
 }
 
 export interface RunningNatsServer {
+  /** For clients: `nats://TOKEN@127.0.0.1:PORT` (createNatsBus takes the token from it). Keep it out of logs. */
   url: string;
+  /** `nats://127.0.0.1:PORT`, without the token, for messages. */
+  address: string;
   /** SIGTERM, then SIGKILL if it has not exited in time. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -27,13 +31,23 @@ const STOP_TIMEOUT_MS = 5_000;
 /**
  * Starts a private nats-server with JetStream on 127.0.0.1, for `npm start` without `NATS_URL` and
  * for the tests. Installs the Debian package when it is missing and we are root.
+ *
+ * Any local user can reach 127.0.0.1, so clients must present a token: generated once like the
+ * database password and kept beside the server's data (`<dataDir>/nats/token`, mode 0600), handed
+ * to nats-server in a configuration file of mode 0600, never on its command line (anyone can read
+ * /proc/<pid>/cmdline).
  */
 export async function startNatsServer(options: NatsServerOptions): Promise<RunningNatsServer> {
   const binary = findNatsServer() ?? installNatsServer(options.logger);
   const port = options.port ?? (await freePort());
   const storeDir = join(options.dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  const child = spawn(binary, ['-js', '-sd', storeDir, '-a', HOST, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  chmodSync(storeDir, 0o700); // the token and JetStream's messages are the server's alone
+  const token = serverToken(storeDir);
+  const configFile = join(storeDir, 'nats-server.conf');
+  writeFileSync(configFile, serverConfig(port, storeDir, token), { mode: 0o600 });
+  chmodSync(configFile, 0o600); // writeFileSync's mode applies only to a file it creates
+  const child = spawn(binary, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const remember = (chunk: Buffer): void => {
     output.push(...chunk.toString().split('\n').filter((line) => line.trim() !== ''));
@@ -71,9 +85,33 @@ export async function startNatsServer(options: NatsServerOptions): Promise<Runni
     await stop();
     throw new Error(`${(error as Error).message}; last nats-server output:\n${output.join('\n')}`);
   }
-  const url = `nats://${HOST}:${port}`;
-  options.logger?.info({ url, storeDir }, 'nats-server started');
-  return { url, stop };
+  const address = `nats://${HOST}:${port}`;
+  options.logger?.info({ url: address, storeDir }, 'nats-server started');
+  return { url: `nats://${token}@${HOST}:${port}`, address, stop };
+}
+
+/** The server's token: read from `<storeDir>/token`, or generated there (mode 0600) on the first start. */
+function serverToken(storeDir: string): string {
+  const file = join(storeDir, 'token');
+  if (existsSync(file)) {
+    const saved = readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{32,}$/.test(saved)) return saved;
+  }
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return token;
+}
+
+/** nats-server's configuration: what the command line held before, plus the token clients must present. */
+function serverConfig(port: number, storeDir: string, token: string): string {
+  return [
+    '# Written by Forja at each start of this private nats-server; edits are lost.',
+    `listen: ${JSON.stringify(`${HOST}:${port}`)}`,
+    `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
+    `authorization { token: ${JSON.stringify(token)} }`,
+    '',
+  ].join('\n');
 }
 
 function findNatsServer(): string | undefined {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Bus } from '../bus/bus.ts';
+import { natsAddress } from '../bus/natsUrl.ts';
 import { openBus } from '../bus/openBus.ts';
 import type { Config } from '../config/config.ts';
 import { createKysely, createPool, type Pool } from '../db.ts';
@@ -56,12 +57,12 @@ export async function openInfrastructure(config: Config, logger: Logger): Promis
     closers.push(() => store.close());
 
     let natsUrl = config.NATS_URL;
-    let busDescription = natsUrl ? `NATS JetStream at ${natsUrl}` : 'in-process bus';
+    let busDescription = natsUrl ? `NATS JetStream at ${natsAddress(natsUrl)}` : 'in-process bus';
     if (!natsUrl && config.FORJA_LOCAL_NATS) {
       const server = await startNatsServer({ dataDir: config.FORJA_DATA_DIR, logger });
       closers.push(() => server.stop());
       natsUrl = server.url;
-      busDescription = `private nats-server with JetStream at ${natsUrl}`;
+      busDescription = `private nats-server with JetStream at ${server.address} (token in ${join(config.FORJA_DATA_DIR, 'nats', 'token')})`;
     }
     const bus = await openBus(natsUrl);
     closers.push(() => bus.close());
