@@ -1,61 +1,34 @@
-import { spawn } from 'node:child_process';
-import { PassThrough, type Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { PadronTextEntry } from './padronTextEntry.ts';
+import { type ExpansionLimits, expansionRefusal } from './expansionLimits.ts';
 import { isTextEntryName } from './fileKind.ts';
 import { PadronArchiveError } from './padronArchiveError.ts';
-import { RAR_TOOL_PACKAGES, type RarTool, findRarTool } from './rarTool.ts';
+import { RAR_TOOL_PACKAGES, findRarTool } from './rarTool.ts';
 
 /**
- * The text entries of a RAR (AGIP ships RAR4), each streamed from the extractor's stdout: nothing
- * is extracted to disk or held in memory. A failing extractor fails the entry's stream with its
- * stderr, so a truncated archive is not mistaken for a short padrón.
+ * The text entries of a RAR (AGIP ships RAR4), each streamed from the extractor: nothing is
+ * extracted to disk or held in memory. Every entry counts against the expansion limits, read or
+ * not, because bsdtar inflates all of them on its way through the archive. A failing extractor
+ * fails the entry's stream with its message, so a truncated archive is not mistaken for a short
+ * padrón.
  */
-export async function* rarTextEntries(path: string): AsyncGenerator<PadronTextEntry> {
+export async function* rarTextEntries(path: string, limits: ExpansionLimits): AsyncGenerator<PadronTextEntry> {
   const tool = await findRarTool();
   if (tool === null) {
     throw new PadronArchiveError(`'${path}' is a RAR archive and no RAR extractor is installed: install Debian's ${RAR_TOOL_PACKAGES} (apt-get install libarchive-tools)`);
   }
-  const names = (await listEntries(tool, path)).filter(isTextEntryName);
-  if (names.length === 0) throw new PadronArchiveError(`'${path}' holds no .txt or .csv file`);
-  for (const name of names) {
-    const stream = extractEntry(tool, path, name);
-    yield { name, stream };
-    await finished(stream).catch(() => undefined);
+  const archive = { bytes: 0, compressedBytes: (await stat(path)).size };
+  const seen: string[] = [];
+  let texts = 0;
+  for await (const entry of tool.entries(resolve(path), path)) {
+    seen.push(entry.name);
+    archive.bytes += entry.size;
+    const refusal = expansionRefusal(entry.name, { bytes: entry.size }, archive, limits);
+    if (refusal !== undefined) throw new PadronArchiveError(`'${path}' refused: ${refusal}`);
+    if (!entry.isFile || !isTextEntryName(entry.name)) continue;
+    texts++;
+    yield { name: entry.name, stream: entry.open() };
   }
-}
-
-async function listEntries(tool: RarTool, path: string): Promise<string[]> {
-  const { command, args, parse } = tool.listArgs(path);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const [stdout, stderr, code] = await Promise.all([text(child.stdout), text(child.stderr), new Promise<number | null>((resolve) => child.on('close', resolve))]);
-  if (code !== 0) throw new PadronArchiveError(`${tool.name} cannot list '${path}' (exit ${code}): ${stderr.trim() || 'no message'}`);
-  return parse(stdout);
-}
-
-function extractEntry(tool: RarTool, path: string, name: string): Readable {
-  const { command, args } = tool.extractArgs(path, name);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = new PassThrough({ highWaterMark: 1 << 20 });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    if (stderr.length < 4096) stderr += chunk;
-  });
-  child.stdout.pipe(output, { end: false });
-  child.on('error', (error) => output.destroy(new PadronArchiveError(`${tool.name} failed on '${path}': ${error.message}`)));
-  child.on('close', (code) => {
-    if (code === 0) output.end();
-    else output.destroy(new PadronArchiveError(`${tool.name} could not extract '${name}' from '${path}' (exit ${code}): ${stderr.trim() || 'no message'}`));
-  });
-  // A consumer that stops early must not leave the extractor blocked on a full pipe.
-  output.on('close', () => {
-    if (child.exitCode === null) child.kill();
-  });
-  return output;
-}
-
-async function text(stream: Readable): Promise<string> {
-  let result = '';
-  for await (const chunk of stream.setEncoding('utf8')) result += String(chunk);
-  return result;
+  if (texts === 0) throw new PadronArchiveError(`'${path}' holds no .txt or .csv file (entries: ${seen.join(', ') || 'none'})`);
 }

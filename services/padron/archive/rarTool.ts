@@ -1,16 +1,20 @@
 import { findOnPath } from '#shared/local/requiredTool.ts';
+import { bsdtarEntries } from './bsdtarEntries.ts';
+import type { RarEntry } from './rarEntry.ts';
+import { unarEntries } from './unarEntries.ts';
 
 /**
  * A command-line RAR reader from Debian main (the `unrar` that handles every RAR is non-free).
- * Both candidates read RAR4 (AGIP's format) and RAR5, list entries and write one entry to stdout,
- * so entries stream without a temporary directory.
+ * Both candidates read RAR4 (AGIP's format) and RAR5 and stream entries without a temporary
+ * directory.
  */
 export interface RarTool {
   name: string;
-  /** Arguments listing the archive's entries, one name per stdout line. */
-  listArgs(archive: string): { command: string; args: string[]; parse(stdout: string): string[] };
-  /** Command and arguments writing one entry's bytes to stdout. */
-  extractArgs(archive: string, entry: string): { command: string; args: string[] };
+  /**
+   * The entries of `archive` (an absolute path; `shownAs` is how messages name it), in order.
+   * No entry name ever goes on a command line.
+   */
+  entries(archive: string, shownAs: string): AsyncGenerator<RarEntry>;
 }
 
 /** The Debian packages to name when none is installed. */
@@ -19,27 +23,9 @@ export const RAR_TOOL_PACKAGES = 'libarchive-tools (bsdtar) or unar';
 /** bsdtar first (libarchive-tools: small, no GUI-library dependencies), then unar/lsar; null when neither. */
 export async function findRarTool(): Promise<RarTool | null> {
   const bsdtar = findOnPath('bsdtar');
-  if (bsdtar !== undefined) {
-    return {
-      name: 'bsdtar',
-      listArgs: (archive) => ({ command: bsdtar, args: ['-tf', archive], parse: (stdout) => stdout.split('\n').filter((line) => line !== '') }),
-      // `-O` writes to stdout. bsdtar reads the name as a pattern; agency file names hold no wildcards.
-      extractArgs: (archive, entry) => ({ command: bsdtar, args: ['-xOf', archive, entry] }),
-    };
-  }
+  if (bsdtar !== undefined) return { name: 'bsdtar', entries: (archive, shownAs) => bsdtarEntries(bsdtar, archive, shownAs) };
   const unar = findOnPath('unar');
   const lsar = findOnPath('lsar');
-  if (unar !== undefined && lsar !== undefined) {
-    return {
-      name: 'unar',
-      listArgs: (archive) => ({ command: lsar, args: ['-j', archive], parse: parseLsarJson }),
-      extractArgs: (archive, entry) => ({ command: unar, args: ['-q', '-o', '-', archive, entry] }),
-    };
-  }
+  if (unar !== undefined && lsar !== undefined) return { name: 'unar', entries: (archive, shownAs) => unarEntries(unar, lsar, archive, shownAs) };
   return null;
-}
-
-function parseLsarJson(stdout: string): string[] {
-  const listing = JSON.parse(stdout) as { lsarContents?: Array<{ XADFileName?: string; XADIsDirectory?: boolean }> };
-  return (listing.lsarContents ?? []).filter((item) => item.XADIsDirectory !== true).flatMap((item) => (item.XADFileName === undefined ? [] : [item.XADFileName]));
 }
