@@ -61,6 +61,26 @@ export const executorSettingsSchema = {
       default: 30,
       description: 'a job whose executor stops reporting for this long is redelivered to another executor (it resumes at its first unfinished step)',
     },
+    FORJA_FILESTORE_MAX_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      default: 53_687_091_200,
+      description:
+        'an uploaded filestore archive that would expand to more bytes is refused before it fills the disk; default 50 GiB: 2.5 times the largest upload web takes (20 GiB), room for the text attachments that compress',
+    },
+    FORJA_FILESTORE_MAX_FILES: {
+      type: 'integer',
+      minimum: 1,
+      default: 5_000_000,
+      description: 'an uploaded filestore archive with more files and folders is refused (an ERP keeps one file per attachment; a million-attachment filestore fits five times)',
+    },
+    FORJA_FILESTORE_MAX_RATIO: {
+      type: 'integer',
+      minimum: 1,
+      default: 100,
+      description:
+        'an uploaded filestore archive that would expand to more than this many times its size (past its first 64 MiB) is refused: attachments are mostly compressed already, an archive bomb expands a thousand times',
+    },
   },
   required: [],
 } as const satisfies SettingsSchema;
@@ -78,6 +98,9 @@ export interface ExecutorSettings {
   FORJA_EXECUTOR_CONCURRENCY: number;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;
+  FORJA_FILESTORE_MAX_BYTES: number;
+  FORJA_FILESTORE_MAX_FILES: number;
+  FORJA_FILESTORE_MAX_RATIO: number;
 }
 
 /** Reads the executor settings from the environment; throws ConfigError naming a wrong one. */

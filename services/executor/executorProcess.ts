@@ -6,6 +6,7 @@ import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool
 import type { StartProcess } from '#shared/platform/process.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
 import { FILESTORE_ARCHIVER, copyFilestore, extractFilestore } from './database/filestore.ts';
+import { filestoreLimits } from './database/filestoreLimits.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
 import { reportUnexpectedExits } from './exitReporter.ts';
@@ -50,7 +51,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
         resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess }),
         checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess }),
       }),
-      filestore: { copy: copyFilestore, extract: extractFilestore },
+      filestore: { copy: copyFilestore, extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings)) },
       erpDatabaseServer: erpServer.server,
       dataDir: config.FORJA_DATA_DIR,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,

@@ -2,15 +2,19 @@ import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { RequiredTool } from '#shared/local/requiredTool.ts';
+import { DEFAULT_FILESTORE_LIMITS, type FilestoreLimits } from './filestoreLimits.ts';
 import { logLine } from './logLine.ts';
-import { runTool } from './toolProcess.ts';
+import { unpackFilestore } from './unpackFilestore.ts';
 
 /** Where the ERP keeps a database's attachments: `<data_dir>/filestore/<database>`. */
 export function filestoreDir(dataDir: string, database: string): string {
   return join(dataDir, 'filestore', database);
 }
 
-/** Extracts uploaded filestore archives; the executor requires it at start-up. */
+/**
+ * bsdtar, which the executor requires at start-up. It no longer extracts filestores (see
+ * extractFilestore). TODO(issue 10): drop the requirement in executorProcess.ts.
+ */
 export const FILESTORE_ARCHIVER: RequiredTool = { command: 'bsdtar', debianPackage: 'libarchive-tools' };
 
 /** The ERP spreads attachments over folders named by the first two hex digits of their hash. */
@@ -42,19 +46,23 @@ export async function copyFilestore(fromDir: string, toDir: string, log: Writabl
 }
 
 /**
- * Extracts a filestore archive (.zip, .tar, .tar.gz: whatever bsdtar reads) into `toDir`,
- * replacing it. A top folder `filestore/` or one named after the database is stripped, so an ERP
- * backup .zip (dump.sql, manifest.json, filestore/) gives its filestore. bsdtar refuses
- * absolute paths, `..` and writing through symbolic links unless told otherwise (-P); owners and
- * special permission bits in the archive are ignored; links and device files in the result are
- * refused, because the ERP would serve whatever a link points to as an attachment.
+ * Extracts a filestore archive (.zip, .tar, .tar.gz) into `toDir`, replacing it. A top folder
+ * `filestore/` or one named after the database is stripped, so an ERP backup .zip (dump.sql,
+ * manifest.json, filestore/) gives its filestore. The archive is refused, and the old filestore
+ * kept, when it would pass `limits` (checked entry by entry before anything is written, so a bomb
+ * never fills the disk), or holds a path leading out of the folder, a link or a special file (see
+ * unpackFilestore).
  */
-export async function extractFilestore(archiveFile: string, toDir: string, log: Writable): Promise<{ files: number }> {
+export async function extractFilestore(archiveFile: string, toDir: string, log: Writable, limits: FilestoreLimits = DEFAULT_FILESTORE_LIMITS): Promise<{ files: number }> {
   const to = resolve(toDir);
   const staging = await freshStaging(to);
   try {
     logLine(log, `extracting filestore archive ${archiveFile} into ${to}`);
-    await runTool(FILESTORE_ARCHIVER.command, ['-x', '-f', archiveFile, '-C', staging, '--no-same-owner', '--no-same-permissions'], { log, what: `extracting filestore archive ${archiveFile}` });
+    await unpackFilestore(archiveFile, staging, limits).catch((error: unknown) => {
+      const message = `cannot extract filestore archive ${archiveFile}: ${error instanceof Error ? error.message : String(error)}`;
+      logLine(log, message);
+      throw new Error(message, { cause: error });
+    });
     const root = await filestoreRoot(staging);
     if (root !== staging) logLine(log, `filestore archive: using its folder ${relative(staging, root)}/`);
     return { files: await replaceWith(root, staging, to, log) };
