@@ -17,10 +17,14 @@ export function serverOf(url: string): ErpDatabaseServer {
   return { host, port: Number(port), user, password };
 }
 
+/** The OS user the private ERP cluster runs as (as root): not `postgres`, who runs the event store's cluster. */
+export const ERP_CLUSTER_OS_USER = 'forja-erpdb';
+
 /**
  * The PostgreSQL server instance databases live on: FORJA_ERP_DATABASE_URL, or a private cluster
  * under FORJA_DATA_DIR/erp-postgres, so customer databases never share a server with the event
- * store (architecture §4).
+ * store (architecture §4). The private cluster runs as its own OS user: whatever a customer
+ * database could make its server do touches none of the event store's files, nor uploads (0600).
  */
 export async function openErpDatabaseServer(url: string | undefined, dataDir: string): Promise<ErpDatabaseServerHandle> {
   if (url) {
@@ -28,7 +32,7 @@ export async function openErpDatabaseServer(url: string | undefined, dataDir: st
     return { adminUrl: url, server, describe: `instance databases on ${server.host}:${server.port}`, close: async () => {} };
   }
   const dir = join(dataDir, 'erp-postgres');
-  const cluster = await startPostgresCluster(dir, 'postgres');
+  const cluster = await startPostgresCluster(dir, 'postgres', { osUser: ERP_CLUSTER_OS_USER });
   return {
     adminUrl: cluster.url,
     server: serverOf(cluster.url),

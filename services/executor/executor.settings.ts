@@ -52,6 +52,8 @@ export const executorSettingsSchema = {
       default: '20000-29999',
       description: "range of ERP ports on 127.0.0.1: each instance gets one at its first start and keeps it; keep it outside the kernel's ephemeral range (32768-60999)",
     },
+    FORJA_ERP_MEMORY_MB: { type: 'integer', minimum: 256, maximum: 1048576, default: 4096, description: 'docker runtime: memory limit of each ERP container, MiB (swap included)' },
+    FORJA_ERP_PIDS: { type: 'integer', minimum: 64, maximum: 65536, default: 1024, description: 'docker runtime: most processes and threads in each ERP container' },
     FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'jobs one executor runs at once' },
     FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
     FORJA_JOB_ACK_WAIT_S: {
@@ -95,6 +97,8 @@ export interface ExecutorSettings {
   FORJA_INSTANCE_DOMAIN?: string;
   FORJA_SLEEP_AFTER: string;
   FORJA_ERP_PORTS: string;
+  FORJA_ERP_MEMORY_MB: number;
+  FORJA_ERP_PIDS: number;
   FORJA_EXECUTOR_CONCURRENCY: number;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;

@@ -4,7 +4,9 @@ import { orExit } from '#shared/config/config.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
+import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
+import { instanceCredentials } from './database/instanceRole.ts';
 import { FILESTORE_ARCHIVER, copyFilestore, extractFilestore } from './database/filestore.ts';
 import { filestoreLimits } from './database/filestoreLimits.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
@@ -42,11 +44,14 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
     const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
     const ackWaitMs = settings.FORJA_JOB_ACK_WAIT_S * 1000;
     const gitAccess = gitAccessFrom(config);
+    const { masterKey } = resolvePlatformSecrets(config);
+    const credentials = (database: string) => instanceCredentials(masterKey, database);
     const env: JobEnvironment = {
       store: infra.store,
       logger,
       runtime,
-      databases: (log) => erpDatabases({ adminUrl: erpServer.adminUrl, log }),
+      databases: (log) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials }),
+      credentials,
       source: (log) => ({
         resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess }),
         checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess }),

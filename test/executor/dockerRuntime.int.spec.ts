@@ -89,6 +89,13 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     await waitUntil(() => answers(url), 'the ERP to answer /web/health', 30_000);
     const info = await docker.getContainer(`forja-${spec.slug}-erp`).inspect();
     expect(info.Config.Labels).to.include({ 'forja.instance': spec.slug, [`traefik.http.routers.forja-${spec.slug}.rule`]: `Host(\`${spec.slug}.forja.test\`)` });
+    // Issue 10, item 7: not root, no capabilities, no privilege gain, bounded memory and processes.
+    expect(info.Config.User).to.not.be.oneOf(['', 'root', '0', '0:0', undefined]);
+    // Engines report CapDrop differently (docker: ALL; podman: the list it dropped): the ERP process's own capabilities tell.
+    expect(/^CapEff:\s+(\w+)/m.exec(readFileSync(`/proc/${info.State.Pid}/status`, 'utf8'))?.[1]).to.match(/^0+$/);
+    expect(info.HostConfig.SecurityOpt?.join(' ')).to.match(/no-new-privileges/);
+    expect(info.HostConfig.Memory).to.equal(4096 * 1024 * 1024);
+    expect(info.HostConfig.PidsLimit).to.equal(1024);
     expect((await runtime.start(spec, port)).url).to.equal(url);
     expect((await runtime.running()).get(spec.slug)).to.equal(url);
 

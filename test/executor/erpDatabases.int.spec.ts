@@ -6,14 +6,20 @@ import { databaseName } from '#services/executor/database/databaseName.ts';
 import { detectDumpFormat } from '#services/executor/database/dumpFormat.ts';
 import { type ErpDatabases, erpDatabases } from '#services/executor/database/erpDatabases.ts';
 import { copyFilestore, extractFilestore } from '#services/executor/database/filestore.ts';
-import { urlForDatabase } from '#services/executor/database/pgServer.ts';
+import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { urlAs } from '#services/executor/database/pgServer.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { ERP_TABLES, bsdtar, freshName, memoryLog, pgDump, sql } from './fixtures/databaseFixtures.ts';
 
+/** Instance databases belong to their own roles; tests seed and read them as those roles, as the ERP would. */
+const credentials = (database: string) => instanceCredentials('test master key', database);
+
 describe('executor: ERP databases and filestores', function () {
   this.timeout(30_000);
   let adminUrl: string;
+  const ownerUrl = (database: string) => urlAs(adminUrl, database, credentials(database));
+  const sqlAsOwner = <Row extends object = Record<string, unknown>>(database: string, text: string, params: unknown[] = []) => sql<Row>(ownerUrl(database), database, text, params);
   let log: ReturnType<typeof memoryLog>;
   let databases: ErpDatabases;
   let dir: string;
@@ -23,7 +29,7 @@ describe('executor: ERP databases and filestores', function () {
   });
   beforeEach(() => {
     log = memoryLog();
-    databases = erpDatabases({ adminUrl, log: log.stream });
+    databases = erpDatabases({ adminUrl, log: log.stream, credentials });
     dir = runDir('erp-databases');
   });
 
@@ -31,11 +37,11 @@ describe('executor: ERP databases and filestores', function () {
   async function seeded(label: string, names: string[]): Promise<string> {
     const name = freshName(label);
     await databases.recreate(name);
-    await sql(adminUrl, name, 'create table partner (id serial primary key, name text)');
-    for (const partner of names) await sql(adminUrl, name, 'insert into partner (name) values ($1)', [partner]);
+    await sqlAsOwner(name, 'create table partner (id serial primary key, name text)');
+    for (const partner of names) await sqlAsOwner(name, 'insert into partner (name) values ($1)', [partner]);
     return name;
   }
-  const partners = async (database: string) => (await sql<{ name: string }>(adminUrl, database, 'select name from partner order by id')).map((row) => row.name);
+  const partners = async (database: string) => (await sqlAsOwner<{ name: string }>(database, 'select name from partner order by id')).map((row) => row.name);
 
   describe('databaseName', () => {
     it('is forja_<slug> with _ for -, and stays within 63 bytes and distinct for long slugs', () => {
@@ -50,13 +56,13 @@ describe('executor: ERP databases and filestores', function () {
   describe('recreate, drop, exists', () => {
     it('recreates an existing database empty, twice, ending the connections to it', async () => {
       const name = await seeded('recreate', ['Ana']);
-      const open = new pg.Client({ connectionString: urlForDatabase(adminUrl, name) });
+      const open = new pg.Client({ connectionString: ownerUrl(name) });
       await open.connect();
       open.on('error', () => undefined);
       await databases.recreate(name);
       await databases.recreate(name);
       expect(await databases.exists(name)).to.equal(true);
-      expect(await sql(adminUrl, name, `select 1 from pg_tables where tablename = 'partner'`)).to.have.length(0);
+      expect(await sqlAsOwner(name, `select 1 from pg_tables where tablename = 'partner'`)).to.have.length(0);
       expect(log.text()).to.match(/^\S+Z ended 1 connection\(s\) to erpdb_recreate_/m);
       await open.end().catch(() => undefined);
     });
@@ -74,7 +80,7 @@ describe('executor: ERP databases and filestores', function () {
   describe('clone', () => {
     it('copies committed rows while a session holds the source open in a transaction', async () => {
       const source = await seeded('clonesrc', ['Ana', 'Bruno']);
-      const open = new pg.Client({ connectionString: urlForDatabase(adminUrl, source) });
+      const open = new pg.Client({ connectionString: ownerUrl(source) });
       await open.connect();
       try {
         await open.query(`begin; update partner set name = 'uncommitted' where name = 'Ana'`);
@@ -138,7 +144,7 @@ describe('executor: ERP databases and filestores', function () {
       );
       const target = freshName('foreign');
       await databases.restore(file, 'plain', target);
-      expect(await sql(adminUrl, target, 'select id, left(name, 9) as name, length(name) as length from partner order by id')).to.deep.equal([
+      expect(await sqlAsOwner(target, 'select id, left(name, 9) as name, length(name) as length from partner order by id')).to.deep.equal([
         { id: 1, name: null, length: null },
         { id: 2, name: '\\restrict', length: 9 },
         { id: 3, name: 'xxxxxxxxx', length: 3 << 20 },
@@ -178,7 +184,7 @@ describe('executor: ERP databases and filestores', function () {
     it('turns off crons (but autovacuum), mail servers and fetchmail, flags the database, and says so; a re-run changes nothing', async () => {
       const name = freshName('neutral');
       await databases.recreate(name);
-      await sql(adminUrl, name, ERP_TABLES);
+      await sqlAsOwner(name, ERP_TABLES);
       const done = await databases.neutralize(name);
       expect(done.map((step) => [step.what.split(' (')[0], step.rows])).to.deep.equal([
         ['scheduled actions', 2],
@@ -187,10 +193,10 @@ describe('executor: ERP databases and filestores', function () {
         ['incoming mail servers', 1],
         ['ir_config_parameter database.is_neutralized = true', 1],
       ]);
-      expect(await sql(adminUrl, name, 'select name from ir_cron where active order by id')).to.deep.equal([{ name: 'Base: autovacuum' }]);
-      expect(await sql(adminUrl, name, 'select name, smtp_host from ir_mail_server where active')).to.deep.equal([{ name: 'neutralization - disable emails', smtp_host: 'invalid' }]);
-      expect(await sql(adminUrl, name, 'select active from fetchmail_server')).to.deep.equal([{ active: false }]);
-      expect(await sql(adminUrl, name, 'select key, value from ir_config_parameter order by key')).to.deep.equal([
+      expect(await sqlAsOwner(name, 'select name from ir_cron where active order by id')).to.deep.equal([{ name: 'Base: autovacuum' }]);
+      expect(await sqlAsOwner(name, 'select name, smtp_host from ir_mail_server where active')).to.deep.equal([{ name: 'neutralization - disable emails', smtp_host: 'invalid' }]);
+      expect(await sqlAsOwner(name, 'select active from fetchmail_server')).to.deep.equal([{ active: false }]);
+      expect(await sqlAsOwner(name, 'select key, value from ir_config_parameter order by key')).to.deep.equal([
         { key: 'database.enterprise_code', value: 'M123' },
         { key: 'database.is_neutralized', value: 'true' },
         { key: 'database.uuid', value: 'abc' },
@@ -199,13 +205,13 @@ describe('executor: ERP databases and filestores', function () {
 
       const again = await databases.neutralize(name);
       expect(again.map((step) => step.rows)).to.deep.equal([0, 0, 0, 0, 0]);
-      expect(await sql(adminUrl, name, 'select count(*)::int as n from ir_mail_server')).to.deep.equal([{ n: 2 }]);
+      expect(await sqlAsOwner(name, 'select count(*)::int as n from ir_mail_server')).to.deep.equal([{ n: 2 }]);
     });
 
     it('does nothing on a database without those tables (the ERP stand-in) and does not fail', async () => {
       const name = freshName('standin');
       await databases.recreate(name);
-      await sql(adminUrl, name, `create table ir_module_module (id serial primary key, name varchar not null unique, state varchar not null)`);
+      await sqlAsOwner(name, `create table ir_module_module (id serial primary key, name varchar not null unique, state varchar not null)`);
       expect(await databases.neutralize(name)).to.deep.equal([]);
       expect(log.text()).to.include('not applicable here');
     });

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -115,6 +115,19 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     expect(readFileSync(`/proc/${record!.pid}/cmdline`, 'utf8')).not.to.include(spec.db.password);
     expect(await first.running()).to.deep.equal(new Map([[spec.slug, url]]));
     expect(readFileSync(spec.logFile, 'utf8')).to.include(`HTTP service (werkzeug) running on 127.0.0.1:${record!.port}`);
+  });
+
+  it('runs the ERP as the unprivileged forja-erp user when the executor is root, owning only what it writes (issue 10, item 7)', async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    const record = pidFile()!;
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${record.pid}/status`, 'utf8'))?.[1];
+    const erpUser = Number(execFileSync('id', ['-u', 'forja-erp'], { encoding: 'utf8' }).trim());
+    expect(Number(uid)).to.equal(erpUser).and.not.equal(0);
+    expect(statSync(spec.logFile).uid, 'its log').to.equal(erpUser);
+    expect(statSync(spec.dataDir).uid, 'its data dir').to.equal(erpUser);
+    const environ = readFileSync(`/proc/${record.pid}/environ`, 'utf8').split('\0');
+    expect(environ).to.include(`HOME=${spec.dataDir}`);
+    expect(environ.filter((line) => /^(FORJA_|DATABASE_URL|NATS_URL)/.test(line))).to.deep.equal([]);
   });
 
   it('a restarted executor adopts the running server instead of starting another', async () => {

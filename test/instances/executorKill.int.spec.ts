@@ -1,8 +1,5 @@
 import { expect } from 'chai';
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { databaseName } from '#services/executor/database/databaseName.ts';
 import { instanceStream, jobSteps, type InstanceEvent } from '#services/instances/domain/instance.ts';
@@ -10,6 +7,7 @@ import { instanceClient } from '#test/support/instances.ts';
 import { testNatsUrl } from '#test/support/nats.ts';
 import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { createTestDatabase, testCluster } from '#test/support/postgres.ts';
+import { runDir } from '#test/support/runDir.ts';
 
 /**
  * The executor is SIGKILLed in every provisioning step in turn, each time after the step did its
@@ -25,7 +23,7 @@ describe('executor killed in every step', function () {
   before(async () => {
     const natsUrl = await testNatsUrl();
     const databaseUrl = await createTestDatabase('kill');
-    const dataDir = mkdtempSync(join(tmpdir(), 'forja-kill-'));
+    const dataDir = runDir('kill'); // traversable: the ERP runs as its own user under it
     platform = await startTestPlatform([], { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, FORJA_DATA_DIR: dataDir });
     await platform.createUser('dev@example.com', 'developer');
     env = {

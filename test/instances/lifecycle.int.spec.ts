@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { getProject } from '#projections/projects/projectDetail.ts';
 import { databaseName } from '#services/executor/database/databaseName.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { startIdleSweep } from '#services/executor/idleSweep.ts';
@@ -135,7 +136,8 @@ describe('instance lifecycle on the process runtime', function () {
     const featureJob = (await client.get(feature.slug)).job.id;
     const devJob = (await client.get('acme-dev')).job.id;
     const { webhookSecret } = resolvePlatformSecrets(platform.config);
-    await installPostReceiveHook(repo, `${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme')}`);
+    const acmeNonce = (await getProject(platform.infra.db.withSchema('read_model'), 'acme'))?.webhook_nonce ?? null;
+    await installPostReceiveHook(repo, `${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme', acmeNonce)}`);
     const commit = await pushCommit(repo, 'main', 'third');
     await waitUntil(async () => (await client.get('acme-dev')).job.id !== devJob, 'the push to start a rebuild', 10_000);
     const rebuilt = await client.settled('acme-dev', 'running');
@@ -146,15 +148,26 @@ describe('instance lifecycle on the process runtime', function () {
   });
 
   it('remembers pushes that arrive during a job: one rebuild to the branch head follows it', async () => {
+    // Commits land first, with no hook; then two deliveries arrive right after a restart was asked
+    // for, as a git host's would during it (two real pushes take longer than a restart here).
+    rmSync(join(repo.dir, 'hooks', 'post-receive'), { force: true });
+    const first = await pushCommit(repo, 'main', 'fourth');
+    const head = await pushCommit(repo, 'main', 'fifth');
     const { webhookSecret } = resolvePlatformSecrets(platform.config);
-    await installPostReceiveHook(repo, `${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme')}`);
+    const acmeNonce = (await getProject(platform.infra.db.withSchema('read_model'), 'acme'))?.webhook_nonce ?? null;
+    const deliver = (after: string) =>
+      fetch(`${platform.urls.controlPlane}${webhookPath(webhookSecret, 'acme', acmeNonce)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
+        body: JSON.stringify({ ref: 'refs/heads/main', after }),
+      }).then((res) => res.json() as Promise<{ deferred: string[]; rebuilt: string[] }>);
     const before = (await platform.infra.store.readStream('instance-acme-dev')).events.length;
     await client.act('acme-dev', 'restart');
-    // Both deliveries are answered by the time each git push returns: the restart is still queued or running.
-    await pushCommit(repo, 'main', 'fourth, during the restart');
-    const head = await pushCommit(repo, 'main', 'fifth, during the restart');
-    const during = await client.get('acme-dev');
-    expect(during).to.include({ branch_head: head, behind: true, rebuild_pending: true });
+    const delivered = [await deliver(first), await deliver(head)];
+    // (acme-restored, also on main, answers for itself: rebuilt by the first, deferred by the second.)
+    for (const answer of delivered) expect(answer.deferred, JSON.stringify(answer)).to.include('acme-dev');
+    await waitUntil(async () => (await client.get('acme-dev')).branch_head === head, 'the pushed head to show', 10_000);
+    expect(await client.get('acme-dev')).to.include({ branch_head: head, behind: true, rebuild_pending: true });
     await waitUntil(async () => {
       const now = await client.get('acme-dev');
       return now.commit === head && now.status === 'running' && !now.job.active;
@@ -164,7 +177,7 @@ describe('instance lifecycle on the process runtime', function () {
     expect(await answers(after.url)).to.equal(true);
     const events = (await platform.infra.store.readStream('instance-acme-dev')).events.slice(before);
     expect(events.filter((event) => event.type === 'InstanceRebuildDeferred')).to.have.length(2);
-    const jobs = events.filter((event) => event.type === 'InstanceActionRequested').map((event) => (event.data as { action: string; reason: string }).action + '/' + (event.data as { reason: string }).reason);
+    const jobs = events.filter((event) => event.type === 'InstanceActionRequested').map((event) => `${(event.data as { action: string }).action}/${(event.data as { reason: string }).reason}`);
     expect(jobs, 'one restart, then one rebuild for both pushes').to.deep.equal(['restart/user', 'rebuild/push']);
   });
 

@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { identityService } from '#services/control-plane/identity/identityService.ts';
@@ -14,6 +12,7 @@ import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { createSecretBox } from '#shared/secrets/secretBox.ts';
 import { migrateSecrets, passwordStore } from '#shared/secrets/secrets.ts';
 import { createTestDatabase } from './postgres.ts';
+import { runDir } from './runDir.ts';
 
 export interface TestPlatform {
   config: Config;
@@ -34,7 +33,7 @@ export async function startTestPlatform(extra: StartProcess[] = [], env: Record<
   const databaseUrl = env['DATABASE_URL'] ?? (await createTestDatabase('platform'));
   const config: Config = {
     // Test repositories are file:// bare repositories in temporary folders (bareRepo.ts, runDir.ts).
-    ...loadConfig({ DATABASE_URL: databaseUrl, FORJA_DATA_DIR: mkdtempSync(join(tmpdir(), 'forja-test-')), FORJA_PROJECTION_POLL_MS: '100', FORJA_GIT_FILE_ROOTS: tmpdir(), ...env }),
+    ...loadConfig({ DATABASE_URL: databaseUrl, FORJA_DATA_DIR: runDir('test-data'), FORJA_PROJECTION_POLL_MS: '100', FORJA_GIT_FILE_ROOTS: tmpdir(), ...env }),
     FORJA_CONTROL_PLANE_PORT: 0,
     FORJA_WEB_PORT: 0,
     FORJA_PADRON_PORT: 0,

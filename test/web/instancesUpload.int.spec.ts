@@ -63,6 +63,9 @@ describe('web: creating an instance from an uploaded dump', function () {
     const dir = uploadDir(platform.config.FORJA_DATA_DIR, (instance!.source as { uploadId: string }).uploadId);
     expect(readFileSync(join(dir, 'dump'), 'utf8')).to.equal(PLAIN_SQL);
     expect(readFileSync(join(dir, 'filestore')).equals(ZIP)).to.equal(true);
+    // Issue 10, item 1: customer dumps are Forja's alone, never readable by the database servers' OS users.
+    expect(statSync(dir).mode & 0o777, 'upload folder').to.equal(0o700);
+    for (const file of ['dump', 'filestore']) expect(statSync(join(dir, file)).mode & 0o777, file).to.equal(0o600);
     const page = await developer.get(res.location!);
     expect(textOf(page.html)).to.include('its database is restored from the uploaded dump').and.include('an uploaded plain SQL dump with its filestore');
   });

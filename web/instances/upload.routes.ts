@@ -48,7 +48,7 @@ export function uploadRoutes(router: Router, ctx: WebContext): void {
     }
     const uploadId = randomUUID();
     const dir = uploadDir(ctx.dataDir, uploadId);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 }); // customer dumps: readable by Forja alone, never by the database servers' users
     let received;
     try {
       received = await receiveUpload(req, dir, maxBytes, res.locals['csrfInBody'] === true);

@@ -151,7 +151,7 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
           : inspector((head) => (isArchive(head) ? null : 'not a .zip, .tar or .tar.gz archive'), budget);
       const cappedAt = () => (file as Readable & { truncated?: boolean }).truncated === true;
       writes.push(
-        pipeline(file, stream, createWriteStream(join(dir, name))).then(() => {
+        pipeline(file, stream, createWriteStream(join(dir, name), { mode: 0o600 })).then(() => {
           if (result.tooLarge || cappedAt()) received.errors[name] = `larger than ${formatBytes(maxBytes)}, the most Forja takes in one upload`;
           else if (result.refusal) received.errors[name] = result.refusal;
           else if (name === 'filestore') received.filestore = true;

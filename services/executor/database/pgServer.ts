@@ -37,6 +37,14 @@ export function urlForDatabase(adminUrl: string, database: string): string {
   return url.toString();
 }
 
+/** The same server, another database, as another user (an instance's own role). */
+export function urlAs(adminUrl: string, database: string, as: { user: string; password: string }): string {
+  const url = new URL(urlForDatabase(adminUrl, database));
+  url.username = encodeURIComponent(as.user);
+  url.password = encodeURIComponent(as.password);
+  return url.toString();
+}
+
 /**
  * The environment for pg_dump, pg_restore and psql: the password travels in PGPASSWORD, never on
  * a command line where `ps` shows it. Inherited PG* variables are dropped so a stray PGSERVICE or

@@ -2,33 +2,47 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
+import { privilegeRefusalMessage, privilegeRefusalWatcher } from './privilegeRefusal.ts';
 import { DumpRefusedError, plainDumpFilter } from './plainDumpFilter.ts';
 import { type PgServer, pgToolEnv } from './pgServer.ts';
-import { type ToolExit, type ToolError, startTool, succeeded, toolError } from './toolProcess.ts';
+import { type ToolExit, ToolError, startTool, succeeded, toolError } from './toolProcess.ts';
 
-/** pg_dump, pg_restore and psql against one server; each fills a database that already exists, empty. */
+/** A database and the instance role that owns it: the tools connect as that role, never as the admin. */
+export interface OwnedDatabase {
+  name: string;
+  owner: InstanceCredentials;
+}
+
+/**
+ * pg_dump, pg_restore and psql against one server; each fills a database that already exists,
+ * empty. Each connects as the database's own role, so a dump's statements (and functions a
+ * restore fires, such as a materialized view's) run without superuser rights: `COPY … TO
+ * PROGRAM`, `ALTER SYSTEM` or `CREATE ROLE` are refused by the server, not by a filter.
+ */
 export interface PgTools {
   /** `pg_dump -Fc from | pg_restore -d to`, streamed: a snapshot of `from`, which may be in use meanwhile. */
-  copy(from: string, to: string): Promise<void>;
-  restoreCustom(dumpFile: string, to: string): Promise<void>;
-  restorePlain(dumpFile: string, to: string): Promise<void>;
+  copy(from: OwnedDatabase, to: OwnedDatabase): Promise<void>;
+  restoreCustom(dumpFile: string, to: OwnedDatabase): Promise<void>;
+  restorePlain(dumpFile: string, to: OwnedDatabase): Promise<void>;
 }
 
 /** Both tools are told to skip the source's owners and grants: its roles need not exist here. */
 const RESTORE_ARGS = ['--no-owner', '--no-acl'];
 
 export function pgTools(server: PgServer, log: Writable): PgTools {
-  const env = pgToolEnv(server);
+  const env = (database: OwnedDatabase) => pgToolEnv({ ...server, ...database.owner });
 
   return {
-    async copy(from, to) {
+    async copy(source, target) {
+      const [from, to] = [source.name, target.name];
       const what = `copying database ${from} to ${to}`;
       logLine(log, `${what}: pg_dump -Fc | pg_restore ${RESTORE_ARGS.join(' ')}`);
       // Uncompressed: the archive only crosses a local pipe, compressing it would cost CPU for nothing.
-      const dump = startTool('pg_dump', ['--format=custom', '--compress=0', '--dbname', from], { env, log, stdout: 'pipe' });
+      const dump = startTool('pg_dump', ['--format=custom', '--compress=0', '--dbname', from], { env: env(source), log, stdout: 'pipe' });
       const errors = restoreErrorCounter();
-      const restore = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to], { env, log, stdin: 'pipe', onStderrLine: errors.see });
+      const restore = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to], { env: env(target), log, stdin: 'pipe', onStderrLine: errors.see });
       // A tool that dies breaks the pipe; its own exit says why, so the pipe's error is kept only as a last resort.
       const piped = await pipeline(dump.child.stdout!, restore.child.stdin!).then(
         () => null,
@@ -41,24 +55,27 @@ export function pgTools(server: PgServer, log: Writable): PgTools {
       logLine(log, `copied database ${from} to ${to}`);
     },
 
-    async restoreCustom(dumpFile, to) {
+    async restoreCustom(dumpFile, target) {
+      const to = target.name;
       const what = `restoring ${dumpFile} into ${to}`;
-      logLine(log, `${what}: pg_restore ${RESTORE_ARGS.join(' ')}`);
+      logLine(log, `${what}: pg_restore ${RESTORE_ARGS.join(' ')}, as role ${target.owner.user}`);
       const errors = restoreErrorCounter();
-      const { exit } = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env, log, onStderrLine: errors.see });
+      const { exit } = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env: env(target), log, onStderrLine: errors.see });
       const failure = restoreFailure(what, await exit, errors, log);
       if (failure) throw failure;
       logLine(log, `restored ${dumpFile} into ${to}`);
     },
 
-    async restorePlain(dumpFile, to) {
+    async restorePlain(dumpFile, target) {
+      const to = target.name;
       const what = `restoring ${dumpFile} into ${to}`;
-      logLine(log, `${what}: psql -v ON_ERROR_STOP=1, in restricted mode, without owners and grants`);
+      logLine(log, `${what}: psql -v ON_ERROR_STOP=1, in restricted mode, without owners and grants, as role ${target.owner.user}`);
       // -X: no ~/.psqlrc of the executor's user. Restricted mode starts before the dump's first
       // line, under a key the dump cannot know; the script comes on stdin, through the filter.
       const restrict = `\\restrict ${randomBytes(24).toString('hex')}`;
       const args = ['-X', '--quiet', '--set', 'ON_ERROR_STOP=1', '--dbname', to, '--command', restrict, '--file', '-'];
-      const psql = startTool('psql', args, { env, log, stdin: 'pipe' });
+      const refusals = privilegeRefusalWatcher();
+      const psql = startTool('psql', args, { env: env(target), log, stdin: 'pipe', onStderrLine: refusals.see });
       const piped = await pipeline(createReadStream(dumpFile), plainDumpFilter(), psql.child.stdin!).then(
         () => null,
         (error: unknown) => error,
@@ -68,7 +85,7 @@ export function pgTools(server: PgServer, log: Writable): PgTools {
         logLine(log, piped.message);
         throw piped;
       }
-      if (!succeeded(result)) throw toolError(what, result);
+      if (!succeeded(result)) throw refusals.refusal ? new Error(privilegeRefusalMessage(what, refusals.refusal)) : toolError(what, result);
       if (piped !== null) throw piped;
       logLine(log, `restored ${dumpFile} into ${to}`);
     },
@@ -84,9 +101,12 @@ const HARMLESS_RESTORE_ERRORS = [/schema "public" already exists/, /must be owne
 
 function restoreErrorCounter() {
   const counts = { harmless: 0, ignoredReported: -1 };
+  const refusals = privilegeRefusalWatcher();
   return {
     counts,
+    refusals,
     see(line: string) {
+      refusals.see(line);
       if (/could not execute query: ERROR:/.test(line) && HARMLESS_RESTORE_ERRORS.some((pattern) => pattern.test(line))) counts.harmless++;
       const ignored = /errors ignored on restore: (\d+)/.exec(line);
       if (ignored) counts.ignoredReported = Number(ignored[1]);
@@ -102,5 +122,7 @@ function restoreFailure(what: string, result: ToolExit, errors: ReturnType<typeo
     logLine(log, `${what}: the ${harmless} error(s) pg_restore reported are harmless (see above); the database is complete`);
     return null;
   }
+  const refusal = errors.refusals.refusal;
+  if (refusal) return new ToolError(privilegeRefusalMessage(what, refusal), result.tool, result.code, result.stderrTail);
   return toolError(what, result);
 }

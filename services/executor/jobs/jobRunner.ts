@@ -30,14 +30,16 @@ export type JobEnvironment = Omit<StepEnvironment, 'instance' | 'jobId' | 'spec'
   heartbeatMs: number;
 };
 
-export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseServer'>, instance: LiveInstance): ErpRunSpec {
+export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseServer' | 'credentials'>, instance: LiveInstance): ErpRunSpec {
   const dir = instanceDir(env.dataDir, instance.slug);
+  const database = databaseName(instance.slug);
   return {
     slug: instance.slug,
     erpVersion: instance.erpVersion,
     edition: instance.edition,
-    database: databaseName(instance.slug),
-    db: env.erpDatabaseServer,
+    database,
+    // The ERP connects as its database's own role, never as the server's admin.
+    db: { ...env.erpDatabaseServer, ...env.credentials(database) },
     sourceDir: instance.gitRepo ? join(dir, 'src') : null,
     dataDir: dir,
     logFile: instanceLogFile(env.dataDir, instance.slug, 'erp'),

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
+import type { InstanceCredentials } from '../database/instanceRole.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
@@ -25,6 +26,8 @@ export interface StepEnvironment {
   source: (log: Writable) => SourceControl;
   filestore: FilestoreOps;
   erpDatabaseServer: ErpDatabaseServer;
+  /** The role an instance database belongs to: what the ERP and the tools connect as. */
+  credentials: (database: string) => InstanceCredentials;
   dataDir: string;
   healthTimeoutMs: number;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */

@@ -76,6 +76,9 @@ const database: Step = async (env) => {
 };
 
 const build: Step = async (env) => {
+  // The upload is in the database and filestore now (the database step completed before this
+  // one started): a customer's dump does not stay on disk longer than it is needed.
+  if (env.instance.source.kind === 'upload') await rm(uploadDir(env.dataDir, env.instance.source.uploadId), { recursive: true, force: true });
   await env.runtime.build(env.spec);
   return { runtime: env.runtime.kind, standin: env.runtime.usesStandin(env.instance.erpVersion) };
 };
@@ -101,6 +104,8 @@ const stop: Step = async (env) => {
 
 /** The ERP's port is chosen at its first start and recorded; every later start asks for the same one. */
 const start: Step = async (env) => {
+  // The role's password is derived, not stored: setting it again costs one statement and heals a changed key.
+  await withToolLog(env, 'db', (log) => env.databases(log).ensureRole(env.spec.database));
   const port = env.instance.facts.port ?? (await env.ports.allocate());
   const { url } = await env.runtime.start(env.spec, port);
   return { url, port };

@@ -1,10 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { installDebianPackage } from './debianPackage.ts';
+import { ensureSystemUser } from './systemUser.ts';
 import { freePort, isPortFree } from './freePort.ts';
 
 const run = promisify(execFile);
@@ -15,6 +16,8 @@ export interface PostgresCluster {
   /** URL of a database of the given name on the same cluster. */
   urlFor(database: string): string;
   port: number;
+  /** The cluster's folder (pgdata, log, state). */
+  dir: string;
   /** False when the cluster was already running (another process started it). */
   startedHere: boolean;
   stop(): Promise<void>;
@@ -30,15 +33,16 @@ const SEARCH_DIRS = ['/usr/lib/postgresql'];
 /**
  * A private PostgreSQL cluster in `dataDir`, listening on 127.0.0.1 only, with a generated
  * password stored beside it. Starting it again reuses the cluster (and its port when free);
- * starting a running one just connects. As root the server runs as the `postgres` user, because
- * PostgreSQL refuses to run as root.
+ * starting a running one just connects. As root the server runs as `osUser` (`postgres` unless
+ * told otherwise; created when missing), because PostgreSQL refuses to run as root. Clusters of
+ * different trust run as different users, so one's files are out of the other's reach.
  */
-export async function startPostgresCluster(dataDir: string, database = 'forja', options: { binDir?: string } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(dataDir: string, database = 'forja', options: { binDir?: string; osUser?: string } = {}): Promise<PostgresCluster> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   const statePath = join(dir, 'cluster.json');
   const bin = options.binDir ? checkedBinDir(options.binDir) : findPostgresBin();
-  const owner = process.getuid?.() === 0 ? 'postgres' : undefined;
+  const owner = process.getuid?.() === 0 ? ensureSystemUser(options.osUser ?? 'postgres').name : undefined;
 
   mkdirSync(dir, { recursive: true });
   if (owner) {
@@ -57,6 +61,8 @@ export async function startPostgresCluster(dataDir: string, database = 'forja', 
   const baseUrl = (db: string) => `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${db}`;
   const startedHere = !(await answers(baseUrl('postgres')));
   if (startedHere) {
+    // A cluster made under another user (before clusters had users of their own) changes hands while it is down.
+    if (owner && existsSync(pgdata)) chownTreeTo(dir, owner);
     if (!(await isPortFree(state.port))) {
       state.port = await freePort();
       writeFileSync(statePath, JSON.stringify(state), { mode: 0o600 });
@@ -69,6 +75,7 @@ export async function startPostgresCluster(dataDir: string, database = 'forja', 
     url: baseUrl(database),
     urlFor: baseUrl,
     port: state.port,
+    dir,
     startedHere,
     stop: async () => {
       if (existsSync(join(pgdata, 'postmaster.pid'))) {
@@ -149,6 +156,13 @@ function assertReachableBy(owner: string, dir: string): void {
   if (spawnSync('runuser', ['-u', owner, '--', 'test', '-w', dir]).status !== 0) {
     throw new Error(`the ${owner} user cannot write ${dir}: make its parent folders traversable (chmod o+x) or choose another FORJA_DATA_DIR`);
   }
+}
+
+function chownTreeTo(dir: string, user: string): void {
+  const ids = spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim();
+  if (statSync(join(dir, 'pgdata')).uid === Number(ids)) return;
+  const result = spawnSync('chown', ['-R', `${user}:`, dir], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`cannot give ${dir} to ${user}: ${result.stderr.trim()}`);
 }
 
 function chownTo(path: string, user: string): void {

@@ -1,11 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type Docker from 'dockerode';
 import type { ExecutorSettings } from '../../executor.settings.ts';
+import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
+import { erpAccount, handFoldersTo } from '../erpAccount.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
-import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, type NetworkMode } from './erpContainer.ts';
+import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
 import { imageRefFor, inspectErpImage, STANDIN_IMAGE, type ErpImage } from './erpImage.ts';
 import { ExitWatcher, type ExitListener } from './exitWatcher.ts';
 import { ensureInstanceNetwork, removeInstanceResources } from './instanceNetwork.ts';
@@ -32,6 +32,10 @@ export interface DockerRuntimeOptions {
   instanceDomain?: string | undefined;
   /** How long `stop` waits after SIGTERM before the engine sends SIGKILL. */
   stopGraceSeconds?: number;
+  /** FORJA_ERP_MEMORY_MB and FORJA_ERP_PIDS, per container. */
+  limits?: { memoryBytes: number; pids: number };
+  /** Who containers run as; by default the ERP's account when the executor is root (`erpAccount`), else the image's user. */
+  user?: SystemUser | null;
 }
 
 export function dockerRuntimeOptions(settings: ExecutorSettings): DockerRuntimeOptions {
@@ -40,8 +44,11 @@ export function dockerRuntimeOptions(settings: ExecutorSettings): DockerRuntimeO
     image: settings.FORJA_DOCKER_IMAGE,
     networkMode: settings.FORJA_DOCKER_NETWORK_MODE,
     instanceDomain: settings.FORJA_INSTANCE_DOMAIN,
+    limits: { memoryBytes: settings.FORJA_ERP_MEMORY_MB * 1024 * 1024, pids: settings.FORJA_ERP_PIDS },
   };
 }
+
+const DEFAULT_LIMITS = { memoryBytes: 4096 * 1024 * 1024, pids: 1024 };
 
 const urlOf = (port: string | number) => `http://127.0.0.1:${port}`;
 
@@ -50,6 +57,8 @@ export class DockerRuntime implements Runtime {
   private readonly docker: Docker;
   private readonly exits: ExitWatcher;
   private readonly stopGraceSeconds: number;
+  private readonly confinement: Confinement;
+  private readonly user: SystemUser | null;
   /** What `build`, `start` and `runOnce` learnt of each version's image, for the synchronous `usesStandin`. */
   private readonly standinByVersion = new Map<string, boolean>();
   /** Start, stop and destroy of one instance run one at a time. */
@@ -59,6 +68,8 @@ export class DockerRuntime implements Runtime {
     this.docker = openEngine(options.socketPath);
     this.exits = new ExitWatcher(this.docker);
     this.stopGraceSeconds = options.stopGraceSeconds ?? 10;
+    this.user = options.user === undefined ? erpAccount() : options.user;
+    this.confinement = { user: this.user, ...(options.limits ?? DEFAULT_LIMITS) };
   }
 
   describe(): string {
@@ -85,8 +96,8 @@ export class DockerRuntime implements Runtime {
     assertDatabaseReachable(spec, this.options.networkMode);
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-    prepareHostFolders(spec);
-    await runOneShot(this.docker, spec, image, this.options.networkMode, args, signal);
+    handFoldersTo(this.user, spec);
+    await runOneShot(this.docker, spec, image, this.options.networkMode, args, this.confinement, signal);
   }
 
   start(spec: ErpRunSpec, hostPort: number): Promise<{ url: string }> {
@@ -96,11 +107,11 @@ export class DockerRuntime implements Runtime {
       assertDatabaseReachable(spec, this.options.networkMode);
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-      prepareHostFolders(spec);
+      handFoldersTo(this.user, spec);
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
       const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };
-      const container = await this.docker.createContainer(serverContainer(spec, image, placement));
+      const container = await this.docker.createContainer(serverContainer(spec, image, placement, this.confinement));
       try {
         await container.start();
       } catch (error) {
@@ -182,7 +193,3 @@ export class DockerRuntime implements Runtime {
 }
 
 /** Bind-mount sources must exist: podman refuses a missing one, dockerd would create it as root. */
-function prepareHostFolders(spec: ErpRunSpec): void {
-  mkdirSync(resolve(spec.dataDir), { recursive: true });
-  mkdirSync(dirname(resolve(spec.logFile)), { recursive: true });
-}

@@ -93,8 +93,28 @@ export function routingLabels(slug: string, domain: string, placement: Pick<Plac
   };
 }
 
+/**
+ * What every ERP container is held to: customer code runs in it. Not root (the host folders it
+ * writes are given to that user), no capabilities, no privilege gain through setuid files, and
+ * bounded memory and process count, so one instance cannot take the machine down.
+ */
+export interface Confinement {
+  /** Host uid:gid the container runs as (the ERP's account when the executor is root), else the image's user. */
+  user: { uid: number; gid: number } | null;
+  memoryBytes: number;
+  pids: number;
+}
+
+function confined(confinement: Confinement) {
+  return {
+    user: confinement.user ? { User: `${confinement.user.uid}:${confinement.user.gid}` } : {},
+    host: { CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Memory: confinement.memoryBytes, MemorySwap: confinement.memoryBytes, PidsLimit: confinement.pids },
+  };
+}
+
 /** The instance's long-running ERP server. */
-export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement): ContainerCreateOptions {
+export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement, confinement: Confinement): ContainerCreateOptions {
+  const limits = confined(confinement);
   const bridge = placement.mode === 'bridge';
   const http = bridge ? ['--http-port', String(ERP_PORT), '--http-interface', '0.0.0.0'] : ['--http-port', String(placement.hostPort), '--http-interface', '127.0.0.1'];
   return {
@@ -102,6 +122,7 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
     Image: image.ref,
     Cmd: [...image.command, ...erpArgs(spec), ...http],
     Env: erpEnv(spec),
+    ...limits.user,
     Labels: {
       [LABELS.instance]: spec.slug,
       [LABELS.role]: 'erp',
@@ -115,22 +136,26 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
       Binds: binds(spec, image),
       ...(bridge ? { PortBindings: { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }] } } : {}),
       RestartPolicy: { Name: 'no' },
+      ...limits.host,
     },
   };
 }
 
 /** A one-shot run (`-i sale --stop-after-init`): no HTTP, same mounts and network as the server. */
-export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[]): ContainerCreateOptions {
+export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[], confinement: Confinement): ContainerCreateOptions {
+  const limits = confined(confinement);
   return {
     name,
     Image: image.ref,
     Cmd: [...image.command, ...erpArgs(spec), '--no-http', ...args],
     Env: erpEnv(spec),
+    ...limits.user,
     Labels: { [LABELS.instance]: spec.slug, [LABELS.role]: 'run', [LABELS.database]: spec.database },
     HostConfig: {
       NetworkMode: mode === 'bridge' ? networkName(spec.slug) : 'host',
       Binds: binds(spec, image),
       RestartPolicy: { Name: 'no' },
+      ...limits.host,
     },
   };
 }

@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import { fileSize, logTail } from '../../logTail.ts';
 import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
 import { containerLogLines, tolerating } from './engine.ts';
-import { oneShotContainer, type NetworkMode } from './erpContainer.ts';
+import { oneShotContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
 import type { ErpImage } from './erpImage.ts';
 
 const TAIL_LINES = 20;
@@ -14,12 +14,12 @@ const TAIL_LINES = 20;
  * the ERP wrote to its log file during this run, then what the container printed (usage errors
  * come before logging is set up). An abort kills the container.
  */
-export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], signal?: AbortSignal): Promise<void> {
+export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], confinement: Confinement, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
   const what = `${[...image.command, ...args].join(' ')} (image ${image.ref})`;
   const logStart = fileSize(spec.logFile);
   const name = `forja-${spec.slug}-run-${randomBytes(4).toString('hex')}`;
-  const container = await docker.createContainer(oneShotContainer(spec, image, mode, name, args));
+  const container = await docker.createContainer(oneShotContainer(spec, image, mode, name, args, confinement));
   const kill = () => void container.kill().catch(() => undefined);
   signal?.addEventListener('abort', kill, { once: true });
   try {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { SystemUser } from '#shared/local/systemUser.ts';
+import { handFoldersTo } from '../erpAccount.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 import { erpEnv } from './erpCommand.ts';
 import { isServerAlive, type PidRecord } from './pidFile.ts';
@@ -8,16 +10,19 @@ import { isServerAlive, type PidRecord } from './pidFile.ts';
 /**
  * Runs the ERP in a process group of its own (so its workers are signalled with it, and a
  * Ctrl-C or crash of the executor does not reach it), in the instance's folder, with stdout and
- * stderr appended to its log file. Resolves once the process runs.
+ * stderr appended to its log file, as `user` when one is given (the executor runs as root).
+ * Resolves once the process runs.
  */
-export async function spawnErp(command: string, args: string[], spec: ErpRunSpec): Promise<ChildProcess & { pid: number }> {
+export async function spawnErp(command: string, args: string[], spec: ErpRunSpec, user: SystemUser | null = null): Promise<ChildProcess & { pid: number }> {
   const cwd = resolve(spec.dataDir);
-  mkdirSync(cwd, { recursive: true });
   mkdirSync(dirname(resolve(spec.logFile)), { recursive: true });
   const log = openSync(spec.logFile, 'a');
+  handFoldersTo(user, spec); // after the log file exists: the ERP appends to it too
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { cwd, env: erpEnv(spec), detached: true, stdio: ['ignore', log, log] });
+    const as = user ? { uid: user.uid, gid: user.gid } : {};
+    const env = user ? { ...erpEnv(spec), HOME: cwd, USER: user.name, LOGNAME: user.name } : erpEnv(spec);
+    child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', log, log], ...as });
   } finally {
     closeSync(log); // the child has its own copy
   }

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
+import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
+import { erpAccount, handFoldersTo } from '../erpAccount.ts';
 import { ErpRunError, type ErpRunSpec, type Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
 import { fileSize, logTail } from '../../logTail.ts';
@@ -16,6 +19,8 @@ export interface ProcessRuntimeOptions {
   stopGraceMs?: number;
   /** How often the supervisor looks at servers this executor did not spawn. */
   pollIntervalMs?: number;
+  /** Who the ERP runs as; by default `forja-erp` when the executor is root (`erpAccount`), else the executor's own user. */
+  user?: SystemUser | null;
 }
 
 const urlOf = (port: number) => `http://127.0.0.1:${port}`;
@@ -31,6 +36,7 @@ export class ProcessRuntime implements Runtime {
   private readonly template: string | undefined;
   private readonly stopGraceMs: number;
   private readonly supervisor: Supervisor;
+  private readonly user: SystemUser | null;
   /** Start, stop and destroy of one instance run one at a time. */
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -39,12 +45,14 @@ export class ProcessRuntime implements Runtime {
     this.template = options.command;
     this.stopGraceMs = options.stopGraceMs ?? 10_000;
     this.supervisor = new Supervisor(this.dataRoot, options.pollIntervalMs ?? 1_000);
+    this.user = options.user === undefined ? erpAccount() : options.user;
   }
 
   describe(): string {
+    const as = this.user ? ` as ${this.user.name}` : '';
     return this.template === undefined
-      ? `processes on 127.0.0.1 running the ERP stand-in (${STANDIN_COMMAND})`
-      : `processes on 127.0.0.1 running ${this.template}${isStandin(this.template) ? ' (ERP stand-in)' : ''}`;
+      ? `processes on 127.0.0.1 running the ERP stand-in (${STANDIN_COMMAND})${as}`
+      : `processes on 127.0.0.1 running ${this.template}${isStandin(this.template) ? ' (ERP stand-in)' : ''}${as}`;
   }
 
   usesStandin(erpVersion: string): boolean {
@@ -56,7 +64,8 @@ export class ProcessRuntime implements Runtime {
   }
 
   async build(spec: ErpRunSpec): Promise<void> {
-    this.command(spec.erpVersion);
+    const command = this.command(spec.erpVersion);
+    if (this.user) assertRunnableBy(this.user, command, spec);
   }
 
   async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
@@ -66,7 +75,7 @@ export class ProcessRuntime implements Runtime {
     const what = `${basename(command)} ${args.join(' ')}`.trim();
     let child: Awaited<ReturnType<typeof spawnErp>>;
     try {
-      child = await spawnErp(command, [...erpArgs(spec), ...args], spec);
+      child = await spawnErp(command, [...erpArgs(spec), ...args], spec, this.user);
     } catch (error) {
       throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
     }
@@ -95,7 +104,7 @@ export class ProcessRuntime implements Runtime {
       }
       const command = this.command(spec.erpVersion);
       await assertPortFree(port, spec.slug);
-      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec);
+      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, this.user);
       child.unref();
       const record: PidRecord = { pid: child.pid, port, startedAt: new Date().toISOString(), command, database: spec.database };
       writePidFile(path, record);
@@ -157,4 +166,16 @@ export class ProcessRuntime implements Runtime {
     next.then(release, release);
     return next;
   }
+}
+
+/**
+ * The ERP's user must reach the command and the instance's folder (every parent folder
+ * traversable), or every start would fail obscurely; checked at build, with what to change.
+ */
+function assertRunnableBy(user: SystemUser, command: string, spec: ErpRunSpec): void {
+  const can = (test: string, path: string) => spawnSync('runuser', ['-u', user.name, '--', 'test', test, path]).status === 0;
+  const advice = 'make it and its parent folders readable and traversable by others (chmod o+rx), or choose another FORJA_DATA_DIR';
+  if (!can('-x', command)) throw new Error(`the ${user.name} user, who runs the ERP, cannot run ${command}: ${advice}`);
+  handFoldersTo(user, spec);
+  if (!can('-w', spec.dataDir)) throw new Error(`the ${user.name} user, who runs the ERP, cannot reach ${spec.dataDir}: ${advice}`);
 }
