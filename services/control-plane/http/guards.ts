@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import basicAuth from 'express-basic-auth';
 import { getProject } from '#projections/projects/projectDetail.ts';
 import { findUserByEmail, findUserById } from '#projections/users/users.ts';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
@@ -8,9 +7,7 @@ import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
 import { webhookTokenMatches } from '#shared/auth/webhookToken.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { ControlPlaneContext } from '../context.ts';
-
-/** Successful Basic checks are remembered this long, so an API client does not pay scrypt on every call. */
-const VERIFIED_TTL_MS = 60_000;
+import { BASIC_EMAIL, basicAuth, CHALLENGE } from './basicAuth.ts';
 
 /**
  * The handlers that enforce one rule of the authorization table before the route runs. The API
@@ -27,42 +24,20 @@ export function guardsFor(rule: RouteRule, ctx: ControlPlaneContext): RequestHan
     case 'service':
       return [serviceToken(ctx), actingFor(rule.actor, ctx)];
     case 'authenticated':
-      return [basic(ctx), loadBasicUser(ctx, 'viewer')];
+      return [basicAuth(ctx), loadBasicUser(ctx, 'viewer')];
     case 'viewer':
     case 'developer':
     case 'admin':
-      return [basic(ctx), loadBasicUser(ctx, rule.access)];
+      return [basicAuth(ctx), loadBasicUser(ctx, rule.access)];
   }
-}
-
-const verified = new Map<string, number>();
-
-function basic(ctx: ControlPlaneContext): RequestHandler {
-  return basicAuth({
-    authorizeAsync: true,
-    challenge: true,
-    realm: 'forja',
-    unauthorizedResponse: () => ({ detail: 'missing or wrong credentials: use HTTP Basic with your e-mail and password' }),
-    authorizer: (email: string, password: string, callback: (error: null, ok: boolean) => void) => {
-      const key = createHash('sha256').update(`${email}\0${password}`).digest('hex');
-      if ((verified.get(key) ?? 0) > Date.now()) return callback(null, true);
-      ctx.identity.authenticate(email, password).then(
-        (result) => {
-          if (result.ok) verified.set(key, Date.now() + VERIFIED_TTL_MS);
-          callback(null, result.ok);
-        },
-        () => callback(null, false),
-      );
-    },
-  });
 }
 
 /** Loads the user on every request, so a deactivation or role change takes effect at once. */
 function loadBasicUser(ctx: ControlPlaneContext, minimum: Role): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const email = (req as Request & { auth?: { user: string } }).auth?.user ?? '';
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const email = String(res.locals[BASIC_EMAIL] ?? '');
     findUserByEmail(ctx.readModel, email).then((user) => {
-      if (!user?.active) return next(new HttpError(401, 'this account is deactivated', { 'WWW-Authenticate': 'Basic realm="forja"' }));
+      if (!user?.active) return next(new HttpError(401, 'this account is deactivated', CHALLENGE));
       if (!roleAtLeast(user.role, minimum)) return next(new HttpError(403, `this needs the ${minimum} role; you are ${user.role}`));
       res.locals['user'] = user;
       next();

@@ -3,6 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { findUserByEmail, type UserRow } from '#projections/users/users.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { HttpError } from '#shared/http/errors.ts';
+import { PasswordChecksBusy } from '#shared/secrets/scryptSlots.ts';
 import type { ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateBody } from '../http/validate.ts';
@@ -15,7 +16,11 @@ export function userOut(user: UserRow) {
 export function identityInternal(router: Router, ctx: ControlPlaneContext): void {
   route(router, ctx, 'POST', '/internal/auth/verify', validateBody('api/Credentials.v1.json'), async (req: Request, res: Response) => {
     const { email, password } = req.body as { email: string; password: string };
-    const result = await ctx.identity.authenticate(email, password);
+    // Web throttles guesses per client before calling (it knows the client); here only the hashing is bounded.
+    const result = await ctx.identity.authenticate(email, password).catch((error: unknown) => {
+      if (error instanceof PasswordChecksBusy) throw new HttpError(503, 'too many sign-ins are being checked at once: try again in a moment', { 'Retry-After': '1' });
+      throw error;
+    });
     if (result.ok) return void res.json(userOut(result.user));
     if (result.reason === 'inactive') throw new HttpError(403, 'this account is deactivated: ask an admin to reactivate it');
     throw new HttpError(401, 'wrong e-mail or password');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { findUserByEmail, type UserRow, type UsersDb } from '#projections/users/users.ts';
 import type { Role } from '#shared/auth/roles.ts';
@@ -15,7 +16,13 @@ export interface IdentityDeps {
   readModel: Kysely<UsersDb>;
 }
 
-export type AuthenticationResult = { ok: true; user: UserRow } | { ok: false; reason: 'unknown' | 'wrong_password' | 'inactive' };
+/**
+ * `fingerprint` names the stored hash the password matched: a new password is a new hash (a new
+ * salt), so a remembered check that kept the fingerprint is stale as soon as the password changes.
+ */
+export type AuthenticationResult = { ok: true; user: UserRow; fingerprint: string } | { ok: false; reason: 'unknown' | 'wrong_password' | 'inactive' };
+
+const fingerprintOf = (hash: string) => createHash('sha256').update(hash).digest('base64url');
 
 /** The write side of identity (used by the CLI, npm start's bootstrap and the control-plane) and sign-in. */
 export function identityService({ store, passwords, readModel }: IdentityDeps) {
@@ -55,7 +62,13 @@ export function identityService({ store, passwords, readModel }: IdentityDeps) {
       if (!user || !hash) return { ok: false, reason: 'unknown' };
       if (!matches) return { ok: false, reason: 'wrong_password' };
       if (!user.active) return { ok: false, reason: 'inactive' };
-      return { ok: true, user };
+      return { ok: true, user, fingerprint: fingerprintOf(hash) };
+    },
+
+    /** The fingerprint of the user's stored password hash now (undefined: none), to tell a remembered check still holds. */
+    async passwordFingerprint(userId: string): Promise<string | undefined> {
+      const hash = await passwords.find(userId);
+      return hash === undefined ? undefined : fingerprintOf(hash);
     },
   };
 }

@@ -1,12 +1,16 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { scryptSlots } from './scryptSlots.ts';
 
 /** scrypt with N = 2^15, r = 8, p = 1 (~32 MiB, tens of ms): OWASP's minimum for scrypt. */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
+/** Throws `PasswordChecksBusy` when too many derivations are already running or waiting (see `scryptSlots`). */
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return scryptSlots.run(
+    () => new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))),
+  );
 }
 
 /** `scrypt$N$r$p$salt$hash`: the parameters travel with the hash so they can be raised later. */
