@@ -6,7 +6,8 @@ import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts
 import { textOf, type WebSession } from '#test/support/webSession.ts';
 
 const rowsOf = (html: string) => [...html.matchAll(/<td><a href="\/instances\/([a-z0-9-]+)">/g)].map((match) => match[1]);
-const formsOf = (html: string) => [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>\s*<input type="hidden" name="_csrf" value="[^"]+">\s*(?:<input type="hidden" name="action" value="(\w+)">)?/g)].map((match) => match[2] ?? match[1]);
+/** The page's forms (in <main>: the navigation's sign-out form is on every page), by action. */
+const formsOf = (html: string) => [...html.slice(html.indexOf('<main')).matchAll(/<form method="post" action="([^"]+)"[^>]*>\s*<input type="hidden" name="_csrf" value="[^"]+">\s*(?:<input type="hidden" name="action" value="(\w+)">)?/g)].map((match) => match[2] ?? match[1]);
 
 describe('web: instances — list, detail, create form and actions', function () {
   this.timeout(120_000);
