@@ -2,12 +2,11 @@ import { keptPorts } from '#projections/instances/instanceDetail.ts';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { orExit } from '#shared/config/config.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
-import { requireTool, type RequireToolOptions } from '#shared/local/requiredTool.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
 import { instanceCredentials } from './database/instanceRole.ts';
-import { FILESTORE_ARCHIVER, copyFilestore, extractFilestore } from './database/filestore.ts';
+import { copyFilestore, extractFilestore } from './database/filestore.ts';
 import { filestoreLimits } from './database/filestoreLimits.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
@@ -25,18 +24,15 @@ const DURABLE = 'executor-instances';
 
 /**
  * The executor: pulls instance jobs from `work.instance`, runs their steps on the runtime, puts
- * idle development instances to sleep and reports ERP servers that die. `tools` is where it looks
- * for (and how it installs) the command-line tools its steps run.
+ * idle development instances to sleep and reports ERP servers that die.
  *
  * On its own, ERP servers outlive the executor (a restarted one adopts them, and reports the ones
  * that died meanwhile). With `serversFollowPlatform` (npm start, the all-in-one) they stop with it,
  * and the next start restarts the instances that were running and re-queues unfinished jobs.
  */
-export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools: RequireToolOptions = {}, options: { serversFollowPlatform?: boolean } = {}): StartProcess {
+export function executorStarter(overrides: Partial<ExecutorSettings> = {}, options: { serversFollowPlatform?: boolean } = {}): StartProcess {
   return async (infra, config, parentLogger) => {
     const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
-    // Before touching anything: without bsdtar an upload fails only after its dump was restored.
-    requireTool(FILESTORE_ARCHIVER, tools);
     const logger = parentLogger.child({ process: 'executor' });
     await migrateReadModel(infra.db);
     const readModel = infra.db.withSchema('read_model');
@@ -95,4 +91,4 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, tools
 export const startExecutorProcess: StartProcess = executorStarter();
 
 /** The executor inside `npm start`: the ERP servers go down and come back with the platform. */
-export const startAllInOneExecutor: StartProcess = executorStarter({}, {}, { serversFollowPlatform: true });
+export const startAllInOneExecutor: StartProcess = executorStarter({}, { serversFollowPlatform: true });

@@ -1,7 +1,6 @@
 import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { RequiredTool } from '#shared/local/requiredTool.ts';
 import { DEFAULT_FILESTORE_LIMITS, type FilestoreLimits } from './filestoreLimits.ts';
 import { logLine } from './logLine.ts';
 import { unpackFilestore } from './unpackFilestore.ts';
@@ -10,12 +9,6 @@ import { unpackFilestore } from './unpackFilestore.ts';
 export function filestoreDir(dataDir: string, database: string): string {
   return join(dataDir, 'filestore', database);
 }
-
-/**
- * bsdtar, which the executor requires at start-up. It no longer extracts filestores (see
- * extractFilestore). TODO(issue 10): drop the requirement in executorProcess.ts.
- */
-export const FILESTORE_ARCHIVER: RequiredTool = { command: 'bsdtar', debianPackage: 'libarchive-tools' };
 
 /** The ERP spreads attachments over folders named by the first two hex digits of their hash. */
 const HASH_FOLDER = /^[0-9a-f]{2}$/;

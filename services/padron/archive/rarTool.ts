@@ -1,4 +1,4 @@
-import { findOnPath } from '#shared/local/requiredTool.ts';
+import { findOnPath } from '#shared/local/findOnPath.ts';
 import { bsdtarEntries } from './bsdtarEntries.ts';
 import type { RarEntry } from './rarEntry.ts';
 import { unarEntries } from './unarEntries.ts';
