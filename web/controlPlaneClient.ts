@@ -66,6 +66,7 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     signInFromIdentityProvider: (email: string) => post<{ user_id: string; email: string; role: string }>('/internal/users/oidc', { email }),
     createProject: (actorId: string, name: string) => post<{ slug: string; name: string }>('/internal/projects', { name }, actorId),
     setRepository: (actorId: string, slug: string, gitRepo: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/repository`, { git_repo: gitRepo }, actorId),
+    rotateWebhook: (actorId: string, slug: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/webhook/rotate`, {}, actorId),
     deleteProject: (actorId: string, slug: string, confirmName: string) =>
       post<{ slug: string; destroyed: string[] }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
     createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),

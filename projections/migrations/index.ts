@@ -7,6 +7,7 @@ import * as projects from './20261122_0004_projects.ts';
 import * as padronLoads from './20261122_0005_padron_loads.ts';
 import * as instances from './20261122_0006_instances.ts';
 import * as instanceDetailRuntimeFacts from './20261123_0007_instance_detail_runtime_facts.ts';
+import * as projectWebhookNonce from './20261124_0008_project_webhook_nonce.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -17,6 +18,7 @@ export const readModelMigrations = {
   '20261122_0005_padron_loads': padronLoads,
   '20261122_0006_instances': instances,
   '20261123_0007_instance_detail_runtime_facts': instanceDetailRuntimeFacts,
+  '20261124_0008_project_webhook_nonce': projectWebhookNonce,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

@@ -6,6 +6,8 @@ export interface ProjectDetailTable {
   slug: string;
   name: string;
   git_repo: string | null;
+  /** The push hook token's nonce (services/control-plane/projects/project.ts); null for a project older than nonces, until rotated. */
+  webhook_nonce: string | null;
   created_at: Date;
   created_by: string;
   updated_at: Date;
@@ -18,12 +20,12 @@ export interface ProjectDetailDb {
 
 export type ProjectDetailRow = Selectable<ProjectDetailTable>;
 
-type ProjectEventData = { slug: string; name?: string; gitRepo?: string };
+type ProjectEventData = { slug: string; name?: string; gitRepo?: string; webhookNonce?: string };
 
 /** One project's page: what it is, who created and last changed it. */
 export const projectDetailProjection: Projection<ProjectDetailDb> = {
   name: 'project_detail',
-  eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectDeleted'],
+  eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectWebhookRotated', 'ProjectDeleted'],
   tables: ['project_detail'],
   async apply(trx: Transaction<ProjectDetailDb>, events: RecordedEvent[]) {
     for (const event of events) {
@@ -31,7 +33,7 @@ export const projectDetailProjection: Projection<ProjectDetailDb> = {
       const at = new Date(event.metadata.at);
       const actor = event.metadata.actor;
       if (event.type === 'ProjectCreated') {
-        const row = { slug: data.slug, name: data.name!, git_repo: null, created_at: at, created_by: actor, updated_at: at, updated_by: actor };
+        const row = { slug: data.slug, name: data.name!, git_repo: null, webhook_nonce: data.webhookNonce ?? null, created_at: at, created_by: actor, updated_at: at, updated_by: actor };
         await trx
           .insertInto('project_detail')
           .values(row)
@@ -39,6 +41,8 @@ export const projectDetailProjection: Projection<ProjectDetailDb> = {
           .execute();
       } else if (event.type === 'ProjectRepositorySet') {
         await trx.updateTable('project_detail').set({ git_repo: data.gitRepo!, updated_at: at, updated_by: actor }).where('slug', '=', data.slug).execute();
+      } else if (event.type === 'ProjectWebhookRotated') {
+        await trx.updateTable('project_detail').set({ webhook_nonce: data.webhookNonce!, updated_at: at, updated_by: actor }).where('slug', '=', data.slug).execute();
       } else if (event.type === 'ProjectDeleted') {
         await trx.deleteFrom('project_detail').where('slug', '=', data.slug).execute();
       }

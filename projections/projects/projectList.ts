@@ -6,6 +6,8 @@ export interface ProjectListTable {
   slug: string;
   name: string;
   git_repo: string | null;
+  /** The push hook token's nonce (services/control-plane/projects/project.ts); null for a project older than nonces, until rotated. */
+  webhook_nonce: string | null;
   created_at: Date;
 }
 
@@ -15,12 +17,12 @@ export interface ProjectListDb {
 
 export type ProjectListRow = Selectable<ProjectListTable>;
 
-type ProjectEventData = { slug: string; name?: string; gitRepo?: string };
+type ProjectEventData = { slug: string; name?: string; gitRepo?: string; webhookNonce?: string };
 
 /** The project list: name search and pages. */
 export const projectListProjection: Projection<ProjectListDb> = {
   name: 'project_list',
-  eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectDeleted'],
+  eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectWebhookRotated', 'ProjectDeleted'],
   tables: ['project_list'],
   async apply(trx: Transaction<ProjectListDb>, events: RecordedEvent[]) {
     for (const event of events) {
@@ -28,11 +30,13 @@ export const projectListProjection: Projection<ProjectListDb> = {
       if (event.type === 'ProjectCreated') {
         await trx
           .insertInto('project_list')
-          .values({ slug: data.slug, name: data.name!, git_repo: null, created_at: new Date(event.metadata.at) })
-          .onConflict((oc) => oc.column('slug').doUpdateSet({ name: data.name!, git_repo: null, created_at: new Date(event.metadata.at) }))
+          .values({ slug: data.slug, name: data.name!, git_repo: null, webhook_nonce: data.webhookNonce ?? null, created_at: new Date(event.metadata.at) })
+          .onConflict((oc) => oc.column('slug').doUpdateSet({ name: data.name!, git_repo: null, webhook_nonce: data.webhookNonce ?? null, created_at: new Date(event.metadata.at) }))
           .execute();
       } else if (event.type === 'ProjectRepositorySet') {
         await trx.updateTable('project_list').set({ git_repo: data.gitRepo! }).where('slug', '=', data.slug).execute();
+      } else if (event.type === 'ProjectWebhookRotated') {
+        await trx.updateTable('project_list').set({ webhook_nonce: data.webhookNonce! }).where('slug', '=', data.slug).execute();
       } else if (event.type === 'ProjectDeleted') {
         await trx.deleteFrom('project_list').where('slug', '=', data.slug).execute();
       }

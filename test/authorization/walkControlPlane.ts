@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { getProject } from '#projections/projects/projectDetail.ts';
 import { userIdFor } from '#services/control-plane/identity/user.ts';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { ROLES, type Role } from '#shared/auth/roles.ts';
@@ -73,7 +74,9 @@ export async function checkControlPlaneRoute(platform: WebPlatform, rule: RouteR
 
 /** A push hook: the project's token in the path reaches the handler, a wrong one is 403 whatever credentials come with it. */
 async function checkHookRoute(platform: WebPlatform, rule: RouteRule, fixture: WalkFixture): Promise<void> {
-  const right = webhookToken(resolvePlatformSecrets(platform.config).webhookSecret, fixture.slug);
+  // The walk rotates the token too (POST …/webhook/rotate): take the project's nonce as it is now.
+  const nonce = (await getProject(platform.infra.db.withSchema('read_model'), fixture.slug))?.webhook_nonce ?? null;
+  const right = webhookToken(resolvePlatformSecrets(platform.config).webhookSecret, fixture.slug, nonce);
   const callers: Array<{ label: string; token: string; headers: Record<string, string>; expected: number }> = [
     { label: 'the right token', token: right, headers: {}, expected: 200 },
     { label: 'a wrong token', token: `${right.slice(0, -1)}${right.endsWith('0') ? '1' : '0'}`, headers: {}, expected: 403 },

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
+import { getProject } from '#projections/projects/projectDetail.ts';
 import { controlPlaneContext } from '#services/control-plane/controlPlaneProcess.ts';
 import type { ControlPlaneContext } from '#services/control-plane/context.ts';
 import { gitHookApi } from '#services/control-plane/hooks/gitHook.api.ts';
@@ -100,6 +101,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
   let platform: TestPlatform;
   let server: Listening;
   let secret: string;
+  let nonce: string | null;
   const calls: Array<{ project: string; branch: string; head: string | undefined; metadata: EventMetadata }> = [];
   const validResult = schemaValidator('api/GitHookResult.v1.json');
 
@@ -116,6 +118,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
     secret = ctx.secrets.webhookSecret;
     const created = await ctx.projects.create('Hook Target', { correlationId: 't', causationId: 't', actor: 'system', at: new Date().toISOString() });
     await ctx.waitForProjections(created.lastGlobalPosition, ['project_detail']);
+    nonce = (await getProject(ctx.readModel, 'hook-target'))!.webhook_nonce;
     // As app.ts wires it: the hook before the app-wide 64 kB JSON parser, the error handler last.
     const app = express();
     gitHookApi(app, { ...ctx, instances: { ...ctx.instances, rebuildForPush } });
@@ -129,7 +132,7 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
     await platform?.stop();
   });
 
-  const hookUrl = (slug = 'hook-target', token = webhookToken(secret, slug)) => `${server.url}/webhooks/git/${slug}/${token}`;
+  const hookUrl = (slug = 'hook-target', token = webhookToken(secret, slug, nonce)) => `${server.url}/webhooks/git/${slug}/${token}`;
   /** A recorded delivery, its header names lower-cased so that a test can override one. */
   const recorded = (name: string) => {
     const { headers, body } = JSON.parse(readFileSync(new URL(`./fixtures/push/${name}.json`, import.meta.url), 'utf8')) as { headers: Record<string, string>; body: unknown };
@@ -208,9 +211,11 @@ describe('POST /webhooks/git/:project_slug/:token', function () {
   });
 
   it('answers 403 to a wrong token and 404 to an unknown or deleted project', async () => {
-    const wrong = await deliver('github-push', hookUrl('hook-target', webhookToken('another secret', 'hook-target')));
+    const wrong = await deliver('github-push', hookUrl('hook-target', webhookToken('another secret', 'hook-target', nonce)));
     expect(wrong).to.deep.equal({ status: 403, body: { detail: 'wrong hook token for project hook-target' } });
-    expect((await deliver('github-push', `${server.url}${webhookPath(secret, 'hook-target')}x`)).status).to.equal(403);
+    expect((await deliver('github-push', `${server.url}${webhookPath(secret, 'hook-target', nonce)}x`)).status).to.equal(403);
+    expect((await deliver('github-push', hookUrl('hook-target', webhookToken(secret, 'hook-target', null)))).status, 'the slug-only token of old').to.equal(403);
+    expect((await deliver('github-push', `${server.url}/webhooks/git/%00/${'f'.repeat(64)}`)).status, 'a slug PostgreSQL would refuse').to.equal(404);
     expect((await deliver('github-push', hookUrl('ghost', 'f'.repeat(64)))).status, 'an unknown project, whatever the token').to.equal(404);
     expect(await deliver('github-push', hookUrl('ghost'))).to.deep.equal({ status: 404, body: { detail: 'no project ghost' } });
     expect(calls).to.deep.equal([]);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { getProject } from '#projections/projects/projectDetail.ts';
 import { webhookPath } from '#shared/auth/webhookToken.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
@@ -29,7 +30,8 @@ describe('the push hook under a delivery of many branches', function () {
       body: JSON.stringify({ name: 'dev', project: 'Many Branches', erp_version: '17.0' }),
     });
     expect(res.status).to.equal(201);
-    hook = `${api}${webhookPath(resolvePlatformSecrets(platform.config).webhookSecret, 'many-branches')}`;
+    const project = await getProject(platform.infra.db.withSchema('read_model'), 'many-branches');
+    hook = `${api}${webhookPath(resolvePlatformSecrets(platform.config).webhookSecret, 'many-branches', project!.webhook_nonce)}`;
   });
   after(() => platform?.stop());
 

@@ -6,20 +6,20 @@ import { deciderSpec } from '#test/support/deciderSpec.ts';
 
 describe('project decider', () => {
   const spec = deciderSpec(projectDecider);
-  const created = { type: 'ProjectCreated', data: { slug: 'acme', name: 'Acme' } } as const;
+  const created = { type: 'ProjectCreated', data: { slug: 'acme', name: 'Acme', webhookNonce: 'nonce-1' } } as const;
 
   it('creates a project on a free slug', () => {
-    spec.given([]).when({ type: 'CreateProject', slug: 'acme', name: 'Acme' }).then([created]);
+    spec.given([]).when({ type: 'CreateProject', slug: 'acme', name: 'Acme', webhookNonce: 'nonce-1' }).then([created]);
   });
 
   it('reports a taken slug with the holder’s name, so the caller can tell a duplicate from a collision', () => {
-    spec.given([created]).when({ type: 'CreateProject', slug: 'acme', name: 'ACME' }).thenThrows(SlugTakenError, /taken by project Acme/);
+    spec.given([created]).when({ type: 'CreateProject', slug: 'acme', name: 'ACME', webhookNonce: 'nonce-2' }).thenThrows(SlugTakenError, /taken by project Acme/);
   });
 
   it('creates again on the slug of a deleted project', () => {
     spec
       .given([created, { type: 'ProjectDeleted', data: { slug: 'acme', name: 'Acme' } }])
-      .when({ type: 'CreateProject', slug: 'acme', name: 'Acme' })
+      .when({ type: 'CreateProject', slug: 'acme', name: 'Acme', webhookNonce: 'nonce-1' })
       .then([created]);
   });
 
@@ -37,6 +37,12 @@ describe('project decider', () => {
     for (const gitRepo of ['ssh://deploy:s3cret@git.example.com/acme/erp.git', 'https://deploy:s3cret@git.example.com/acme/erp.git', 'https://ghp_token@github.com/acme/erp.git', 'deploy:s3cret@git.example.com:acme/erp.git']) {
       spec.given([created]).when({ type: 'SetProjectRepository', gitRepo }).thenThrows(RepositoryUrlError, /^put credentials in an SSH key, not in the URL/);
     }
+  });
+
+  it('rotates the push hook nonce of a live project, and of no other (issue 10, item 18)', () => {
+    spec.given([created]).when({ type: 'RotateProjectWebhook', webhookNonce: 'nonce-2' }).then([{ type: 'ProjectWebhookRotated', data: { slug: 'acme', webhookNonce: 'nonce-2' } }]);
+    spec.given([created, { type: 'ProjectDeleted', data: { slug: 'acme', name: 'Acme' } }]).when({ type: 'RotateProjectWebhook', webhookNonce: 'nonce-2' }).thenThrows(DomainError, /no such project/);
+    spec.given([]).when({ type: 'RotateProjectWebhook', webhookNonce: 'nonce-2' }).thenThrows(DomainError, /no such project/);
   });
 
   it('deletes only when the typed name matches', () => {

@@ -28,8 +28,10 @@ describe('web: a project’s page, its repository and deleting it', function () 
     }
   });
 
-  it('shows the git push hook URL, HMAC-SHA256 of the slug under the webhook secret, to developers and admins only', async () => {
-    const token = createHmac('sha256', resolvePlatformSecrets(platform.config).webhookSecret).update('acme-norte').digest('hex');
+  it('shows the git push hook URL, HMAC-SHA256 of the slug and its nonce under the webhook secret, to developers and admins only', async () => {
+    const nonce = (await platform.project('acme-norte'))!.webhook_nonce;
+    expect(nonce).to.match(/^[A-Za-z0-9_-]{22}$/);
+    const token = createHmac('sha256', resolvePlatformSecrets(platform.config).webhookSecret).update(`acme-norte:${nonce}`).digest('hex');
     const url = `${platform.controlPlane}/webhooks/git/acme-norte/${token}`;
     for (const session of [developer, admin]) expect((await session.get('/projects/acme-norte')).html).to.include(`<code class="hook">${url}</code>`);
     const forViewer = (await viewer.get('/projects/acme-norte')).html;
@@ -44,8 +46,8 @@ describe('web: a project’s page, its repository and deleting it', function () 
       return [...html.slice(html.indexOf('<main')).matchAll(/<form method="post" action="([^"]+)"/g)].map((match) => match[1]);
     };
     expect(await forms(viewer)).to.deep.equal([]);
-    expect(await forms(developer)).to.deep.equal(['/projects/acme-norte/repo']);
-    expect(await forms(admin)).to.deep.equal(['/projects/acme-norte/repo', '/projects/acme-norte/delete']);
+    expect(await forms(developer)).to.deep.equal(['/projects/acme-norte/repo', '/projects/acme-norte/webhook/rotate']);
+    expect(await forms(admin)).to.deep.equal(['/projects/acme-norte/repo', '/projects/acme-norte/webhook/rotate', '/projects/acme-norte/delete']);
   });
 
   it('sets the repository: 303 back to the page, which shows it at once', async () => {
@@ -72,6 +74,24 @@ describe('web: a project’s page, its repository and deleting it', function () 
       expect(res.html).to.match(new RegExp(`name="git_repo" value="${kept.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"[^>]*aria-invalid="true"`));
     }
     expect((await platform.project('acme-sur'))?.git_repo).to.equal(null);
+  });
+
+  it('gives a new hook URL from the page: shown at once, and the old one refused with 403 (issue 10, item 18)', async () => {
+    const hookOf = async () => /<code class="hook">([^<]+)<\/code>/.exec((await developer.get('/projects/acme-sur')).html)?.[1];
+    const ping = (url: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'ping' }, body: '{"zen":"hi","hook_id":1}' }).then((res) => res.status);
+    const old = (await hookOf())!;
+    expect(await ping(old)).to.equal(200);
+    expect((await viewer.post('/projects/acme-sur/webhook/rotate', {})).status, 'a viewer').to.equal(403);
+    const res = await developer.post('/projects/acme-sur/webhook/rotate', {});
+    expect(res.status).to.equal(303);
+    expect(res.location).to.equal('/projects/acme-sur');
+    const page = await developer.get('/projects/acme-sur');
+    expect(textOf(page.html)).to.include('New push hook URL: put it in the git host’s webhook settings; the old one is refused from now on.');
+    const fresh = (await hookOf())!;
+    expect(fresh).to.match(/\/webhooks\/git\/acme-sur\/[0-9a-f]{64}$/).and.not.equal(old);
+    expect(await ping(old), 'the old URL').to.equal(403);
+    expect(await ping(fresh), 'the new URL').to.equal(200);
+    expect((await developer.post('/projects/acme-sur/webhook/rotate', {}, { csrf: false })).status, 'without the CSRF token').to.equal(403);
   });
 
   it('explains with 422 that nothing was deleted when the typed name is wrong, and keeps the project', async () => {

@@ -42,7 +42,7 @@ async function showDetail(ctx: WebContext, req: Request, res: Response, forms: R
     forms,
     canEdit: roleAtLeast(role, 'developer'),
     canDelete: roleAtLeast(role, 'admin'),
-    hookUrl: roleAtLeast(role, 'developer') ? `${ctx.hookBaseUrl}${webhookPath(ctx.webhookSecret, slug)}` : undefined,
+    hookUrl: roleAtLeast(role, 'developer') ? `${ctx.hookBaseUrl}${webhookPath(ctx.webhookSecret, slug, project.webhook_nonce)}` : undefined,
   });
 }
 
@@ -82,6 +82,19 @@ export function projectRoutes(router: Router, ctx: WebContext): void {
       const why = refused(error);
       res.status(why.status === 404 ? 404 : 422);
       await showDetail(ctx, req, res, { repo: { value: gitRepo, error: why.messageFor('git_repo') ?? why.message } });
+    }
+  });
+
+  route(router, 'POST', '/projects/:slug/webhook/rotate', async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    try {
+      await ctx.controlPlane.rotateWebhook(userOf(res).user_id, slug);
+      flash(req, 'success', 'New push hook URL: put it in the git host’s webhook settings; the old one is refused from now on.');
+      seeOther(res, `/projects/${slug}`);
+    } catch (error) {
+      const why = refused(error);
+      res.status(why.status);
+      await showDetail(ctx, req, res, { hook: { error: why.message } });
     }
   });
 

@@ -62,9 +62,11 @@ function serviceToken(ctx: ControlPlaneContext): RequestHandler {
 function projectHookToken(ctx: ControlPlaneContext): RequestHandler {
   return (req, _res, next) => {
     const slug = String(req.params['project_slug']);
+    // Not a slug (PostgreSQL would refuse a U+0000 in it with a 500): no such project.
+    if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug) || slug.length > 64) return next(new HttpError(404, 'no such project'));
     getProject(ctx.readModel, slug).then((project) => {
       if (!project) return next(new HttpError(404, `no project ${slug}`));
-      if (!webhookTokenMatches(ctx.secrets.webhookSecret, slug, String(req.params['token']))) return next(new HttpError(403, `wrong hook token for project ${slug}`));
+      if (!webhookTokenMatches(ctx.secrets.webhookSecret, slug, project.webhook_nonce, String(req.params['token']))) return next(new HttpError(403, `wrong hook token for project ${slug}`));
       next();
     }, next);
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { getProject, type ProjectDetailRow } from '#projections/projects/projectDetail.ts';
-import { listProjects } from '#projections/projects/projectList.ts';
+import { listProjects, type ProjectListRow } from '#projections/projects/projectList.ts';
 import type { UserRow } from '#projections/users/users.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
 import { webhookPath } from '#shared/auth/webhookToken.ts';
@@ -23,14 +23,14 @@ export function commandMetadata(req: Request, user: UserRow): EventMetadata {
 }
 
 /** ProjectOut; the hook path only for those who may configure a git host with it. */
-export function projectOut(ctx: ControlPlaneContext, row: ProjectDetailRow | { slug: string; name: string; git_repo: string | null; created_at: Date }, user: UserRow) {
+export function projectOut(ctx: ControlPlaneContext, row: ProjectDetailRow | ProjectListRow, user: UserRow) {
   return {
     slug: row.slug,
     name: row.name,
     git_repo: row.git_repo,
     created_at: row.created_at.toISOString(),
     ...('updated_at' in row ? { updated_at: row.updated_at.toISOString() } : {}),
-    ...(roleAtLeast(user.role, 'developer') ? { webhook_path: webhookPath(ctx.secrets.webhookSecret, row.slug) } : {}),
+    ...(roleAtLeast(user.role, 'developer') ? { webhook_path: webhookPath(ctx.secrets.webhookSecret, row.slug, row.webhook_nonce) } : {}),
   };
 }
 
@@ -40,7 +40,7 @@ async function projectOr404(ctx: ControlPlaneContext, slug: string): Promise<Pro
   return project;
 }
 
-/** `/api/v1/projects`: list, create, read, set the repository. */
+/** `/api/v1/projects`: list, create, read, set the repository, rotate the push hook token. */
 export function projectApi(router: Router, ctx: ControlPlaneContext): void {
   route(router, ctx, 'GET', '/api/v1/projects', async (req: Request, res: Response) => {
     const q = typeof req.query['q'] === 'string' ? req.query['q'] : '';
@@ -65,6 +65,15 @@ export function projectApi(router: Router, ctx: ControlPlaneContext): void {
     const user = actingUser(res.locals);
     const slug = String(req.params['slug']);
     const result = await ctx.projects.setRepository(slug, (req.body as { git_repo: string }).git_repo, commandMetadata(req, user));
+    await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
+    res.json(projectOut(ctx, await projectOr404(ctx, slug), user));
+  });
+
+  route(router, ctx, 'POST', '/api/v1/projects/:slug/webhook/rotate', validateSlug, async (req: Request, res: Response) => {
+    const user = actingUser(res.locals);
+    const slug = String(req.params['slug']);
+    const result = await ctx.projects.rotateWebhook(slug, commandMetadata(req, user));
+    // Once this answers, the hook guard (which reads project_detail) refuses the old token.
     await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
     res.json(projectOut(ctx, await projectOr404(ctx, slug), user));
   });

@@ -2,8 +2,9 @@ import { DomainError, type Decider } from '#shared/decider/decider.ts';
 import { evolveProject, gitUrlProblem, initialProjectState, type ProjectEvent, type ProjectState } from './project.ts';
 
 export type ProjectCommand =
-  | { type: 'CreateProject'; slug: string; name: string }
+  | { type: 'CreateProject'; slug: string; name: string; webhookNonce: string }
   | { type: 'SetProjectRepository'; gitRepo: string }
+  | { type: 'RotateProjectWebhook'; webhookNonce: string }
   | { type: 'DeleteProject'; confirmName: string };
 
 /** The slug is held by a live project of another name: the caller tries the next slug. */
@@ -24,7 +25,7 @@ export class RepositoryUrlError extends DomainError {
 function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   if (command.type === 'CreateProject') {
     if (state.status === 'live') throw new SlugTakenError(state.name);
-    return [{ type: 'ProjectCreated', data: { slug: command.slug, name: command.name } }];
+    return [{ type: 'ProjectCreated', data: { slug: command.slug, name: command.name, webhookNonce: command.webhookNonce } }];
   }
   if (state.status !== 'live') throw new DomainError('no such project', 'not_found');
   switch (command.type) {
@@ -33,6 +34,8 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
       if (problem) throw new RepositoryUrlError(problem);
       return state.gitRepo === command.gitRepo ? [] : [{ type: 'ProjectRepositorySet', data: { slug: state.slug, gitRepo: command.gitRepo } }];
     }
+    case 'RotateProjectWebhook':
+      return [{ type: 'ProjectWebhookRotated', data: { slug: state.slug, webhookNonce: command.webhookNonce } }];
     case 'DeleteProject':
       if (command.confirmName.trim() !== state.name) {
         throw new DomainError(`nothing was deleted: type the project name exactly (${state.name}) to confirm`, 'invalid');

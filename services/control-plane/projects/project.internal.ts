@@ -22,6 +22,13 @@ export function projectInternal(router: Router, ctx: ControlPlaneContext): void 
     res.json({ slug });
   });
 
+  route(router, ctx, 'POST', '/internal/projects/:slug/webhook/rotate', validateSlug, async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const result = await ctx.projects.rotateWebhook(slug, commandMetadata(req, actingUser(res.locals)));
+    await ctx.waitForProjections(result.lastGlobalPosition, PROJECT_READ_MODELS);
+    res.json({ slug });
+  });
+
   route(router, ctx, 'POST', '/internal/projects/:slug/delete', validateSlug, validateBody('api/ProjectDelete.v1.json'), async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);
     const metadata = commandMetadata(req, actingUser(res.locals));

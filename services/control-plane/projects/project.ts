@@ -1,8 +1,16 @@
-/** Projects group a customer's instances; each has a name, a slug and an optional git repository. */
+/**
+ * Projects group a customer's instances; each has a name, a slug, an optional git repository and
+ * a push hook token. The token is HMAC-SHA256 under FORJA_WEBHOOK_SECRET of the slug and the
+ * project's `webhookNonce` (services/shared/auth/webhookToken.ts): a random value chosen when the
+ * project is created and again at each rotation, so a rotated or recreated project gets a new
+ * token. The nonce alone gives no token (the secret never enters the database), so it may live in
+ * events and read models like the slug; projects created before it existed have none until rotated.
+ */
 
 export type ProjectEvent =
-  | { type: 'ProjectCreated'; data: { slug: string; name: string } }
+  | { type: 'ProjectCreated'; data: { slug: string; name: string; webhookNonce?: string } }
   | { type: 'ProjectRepositorySet'; data: { slug: string; gitRepo: string } }
+  | { type: 'ProjectWebhookRotated'; data: { slug: string; webhookNonce: string } }
   | { type: 'ProjectDeleted'; data: { slug: string; name: string } };
 
 export type ProjectState = { status: 'none' } | { status: 'deleted'; name: string } | { status: 'live'; slug: string; name: string; gitRepo: string | null };
@@ -15,6 +23,8 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { status: 'live', slug: event.data.slug, name: event.data.name, gitRepo: null };
     case 'ProjectRepositorySet':
       return state.status === 'live' ? { ...state, gitRepo: event.data.gitRepo } : state;
+    case 'ProjectWebhookRotated':
+      return state;
     case 'ProjectDeleted':
       return { status: 'deleted', name: event.data.name };
     default: {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DomainError, foldEvents } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
@@ -6,6 +7,9 @@ import { gitUrlProblem, projectStream, sameName, slugify, type ProjectEvent } fr
 import { projectDecider, RepositoryUrlError, SlugTakenError, type ProjectCommand } from './project.decider.ts';
 
 const MAX_SLUG_TRIES = 50;
+
+/** 128 random bits: a project's push hook token is HMAC-SHA256 of its slug and this (project.ts). */
+const webhookNonce = (): string => randomBytes(16).toString('base64url');
 
 /** A project of that name exists already (under `slug`): creating it again is refused. */
 export class ProjectExistsError extends DomainError {
@@ -44,7 +48,7 @@ export function projectService(store: EventStore, gitAccess: GitAccess) {
       for (let attempt = 1; attempt <= MAX_SLUG_TRIES; attempt++) {
         const slug = attempt === 1 ? base : `${base}-${attempt}`;
         try {
-          const result = await run(slug, { type: 'CreateProject', slug, name: trimmed }, metadata);
+          const result = await run(slug, { type: 'CreateProject', slug, name: trimmed, webhookNonce: webhookNonce() }, metadata);
           return { slug, name: trimmed, lastGlobalPosition: result.lastGlobalPosition };
         } catch (error) {
           if (!(error instanceof SlugTakenError)) throw error;
@@ -64,6 +68,8 @@ export function projectService(store: EventStore, gitAccess: GitAccess) {
       if (problem) throw new RepositoryUrlError(problem);
       return run(slug, { type: 'SetProjectRepository', gitRepo: gitRepo.trim() }, metadata);
     },
+    /** A new push hook token: the one the git host has stops working at once. */
+    rotateWebhook: (slug: string, metadata: EventMetadata) => run(slug, { type: 'RotateProjectWebhook', webhookNonce: webhookNonce() }, metadata),
     delete: (slug: string, confirmName: string, metadata: EventMetadata) => run(slug, { type: 'DeleteProject', confirmName }, metadata),
   };
 }

@@ -36,7 +36,7 @@ export const configSchema = {
     FORJA_WEBHOOK_SECRET: {
       type: 'string',
       minLength: 16,
-      description: 'at least 16 characters; git hook tokens are HMAC-SHA256 of the project slug under it; unset = generated locally',
+      description: 'at least 16 characters; git hook tokens are HMAC-SHA256 of the project slug and its nonce under it; unset = generated locally',
     },
     FORJA_SERVICE_TOKEN: {
       type: 'string',
