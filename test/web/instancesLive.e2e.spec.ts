@@ -177,7 +177,7 @@ describe('web in Chromium: an instance on the real executor', function () {
     const download = await downloading;
     expect(download.suggestedFilename()).to.equal(`${SLUG}-db.log`);
     const text = readFileSync(await download.path(), 'utf8');
-    expect(text).to.match(/ created database forja_ferreteria_live_sucursal_centro\n/);
+    expect(text).to.match(/ created database forja_ferreteria_live_sucursal_centro, owned by role forja_ferreteria_live_sucursal_centro\n/);
     expect(text, 'the whole file').to.equal(readFileSync(instanceLogFile(platform.config.FORJA_DATA_DIR, SLUG, 'db'), 'utf8'));
   });
 
