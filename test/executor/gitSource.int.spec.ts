@@ -211,6 +211,21 @@ describe('the executor’s git source', function () {
       expect(error.kind).to.equal('commit_missing');
     });
 
+    it('stops at submodules nested more than 8 deep, each level being checked before it is fetched', async () => {
+      // Innermost first: level-9 is plain, each level below holds the next as its submodule.
+      let inner = await createBareRepo('level-9');
+      for (let level = 8; level >= 0; level--) {
+        const outer = await createBareRepo(`level-${level}`);
+        const nested = inner;
+        await commitAndPush(outer, 'main', `nest level ${level + 1}`, (work) => git(work, 'submodule', 'add', '-q', nested.url, 'inner'));
+        inner = outer;
+      }
+      const head = await resolveBranchHead(inner.url, 'main');
+      const error = await failure(checkoutCommit(inner.url, 'main', head, join(runDir('checkout'), 'src')));
+      expect(error.kind).to.equal('invalid');
+      expect(error.message).to.equal(`submodules of ${inner.url} are nested more than 8 deep`);
+    });
+
     it('says when the branch is gone', async () => {
       const error = await failure(checkoutCommit(bare.url, 'gone', 'b'.repeat(40), join(runDir('checkout'), 'src')));
       expect(error.kind).to.equal('branch_not_found');

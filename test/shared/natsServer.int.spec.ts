@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { connect } from 'nats';
@@ -56,6 +56,17 @@ describe('the private nats-server', function () {
     expect(readFileSync(join(dataDir, 'nats', 'nats-server.conf'), 'utf8')).to.include(`token: "${token}"`);
     const pid = readPidOf(join(dataDir, 'nats', 'nats-server.conf'));
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).to.not.include(token);
+  });
+
+  it('replaces a token file that holds no usable token', async () => {
+    await server.stop();
+    writeFileSync(join(dataDir, 'nats', 'token'), 'short\n');
+    server = await startNatsServer({ dataDir });
+    const token = natsConnection(server.url).token!;
+    expect(token).to.match(/^[A-Za-z0-9_-]{32}$/);
+    expect(readFileSync(join(dataDir, 'nats', 'token'), 'utf8').trim()).to.equal(token);
+    const bus = await createNatsBus({ url: server.url });
+    await bus.close();
   });
 
   it('keeps the same token across restarts, so NATS_URL given to other processes stays valid', async () => {

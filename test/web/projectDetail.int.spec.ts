@@ -92,6 +92,9 @@ describe('web: a project’s page, its repository and deleting it', function () 
     expect(await ping(old), 'the old URL').to.equal(403);
     expect(await ping(fresh), 'the new URL').to.equal(200);
     expect((await developer.post('/projects/acme-sur/webhook/rotate', {}, { csrf: false })).status, 'without the CSRF token').to.equal(403);
+    const missing = await developer.post('/projects/no-such-project/webhook/rotate', {});
+    expect(missing.status, 'an unknown project').to.equal(404);
+    expect(textOf(missing.html)).to.include('There is no project no-such-project.');
   });
 
   it('explains with 422 that nothing was deleted when the typed name is wrong, and keeps the project', async () => {
