@@ -48,7 +48,9 @@ export function instanceClient(api: string, as: string) {
           if (!last.job.active && last.status !== status && last.status !== 'queued') {
             throw new Error(`${slug} ended ${last.status} instead of ${status}: ${last.last_error ?? ''}`);
           }
-          return !last.job.active && last.status === status;
+          // The job's steps come from another read model (instance_job_steps): under load it can trail the status by a batch.
+          const stepsCaughtUp = !last.job.steps.some((step) => step.state === 'running');
+          return !last.job.active && last.status === status && stepsCaughtUp;
         },
         `${slug} to be ${status}`,
         timeoutMs,
