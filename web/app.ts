@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { sql } from 'kysely';
+import { HttpError } from '#shared/http/errors.ts';
 import { loginRoutes } from './auth/login.routes.ts';
 import type { WebContext } from './context.ts';
 import { bodyDeadline } from './http/bodyDeadline.ts';
@@ -45,7 +46,8 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     const ok = await sql`select 1`.execute(ctx.db).then(() => true, () => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable' });
   });
-  router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), loadSessionUser(ctx), checkCsrf);
+  router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), bodyObject, loadSessionUser(ctx), checkCsrf);
+  router.param('slug', slugOnly);
   loginRoutes(router, ctx);
   for (const add of options.extraRoutes ?? []) add(router);
   projectRoutes(router, ctx);
@@ -54,4 +56,17 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   app.use(notFound(ctx));
   app.use(errorPages(ctx));
   return app;
+}
+
+/** A POST without a form body (no Content-Type, another type) leaves `req.body` undefined in Express 5: handlers read fields of it. */
+const bodyObject: RequestHandler = (req, _res, next) => {
+  req.body ??= {};
+  next();
+};
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A `:slug` that no project or instance can have (`%00`, 500 letters) is no page: 404 before any query (PostgreSQL refuses a NUL with an error). */
+function slugOnly(_req: Request, _res: Response, next: NextFunction, slug: unknown): void {
+  next(typeof slug === 'string' && slug.length <= 64 && SLUG.test(slug) ? undefined : new HttpError(404, 'There is no such project or instance.'));
 }

@@ -16,7 +16,7 @@ function showWholePage(req: Request, res: Response): void {
 /** Errors as pages of the product, never a stack trace. */
 export function errorPages(ctx: WebContext) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const bodyError = error as { type?: string };
+    const bodyError = error as { type?: string; status?: unknown };
     if (res.headersSent) {
       // Nothing more can be said on this response (a 408 for a body too slow, a stream cut short): end it.
       if (bodyError.type !== 'request.aborted') ctx.logger.error({ err: error, path: req.path }, 'page failed after answering');
@@ -32,6 +32,10 @@ export function errorPages(ctx: WebContext) {
       message = 'What you sent is larger than Forja accepts.';
     } else if (bodyError.type === 'entity.parse.failed') {
       status = 400;
+      message = 'What you sent could not be read.';
+    } else if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
+      // The router's and body parser's own refusals (a path that is not valid percent-encoding, an unknown charset…).
+      status = bodyError.status;
       message = 'What you sent could not be read.';
     } else {
       ctx.logger.error({ err: error, path: req.path }, 'page failed');

@@ -3,12 +3,13 @@ import { getInstance } from '#projections/instances/instanceDetail.ts';
 import type { WebContext } from '../context.ts';
 import { jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
-import { createBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, projectChoices, projectNamed, refusalOf, type InstanceFormInput } from './instanceForm.ts';
+import { CONTROL_CHARACTER, createBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, projectChoices, projectNamed, refusalOf, type InstanceFormInput } from './instanceForm.ts';
 import { actorOf, queryString, withQuery } from './instanceRequest.ts';
 
 /** The form's page, or (for htmx asking as the project field changes) the line saying which repository it inherits. */
 async function showForm(ctx: WebContext, req: Request, res: Response, input: InstanceFormInput, errors: Record<string, string> = {}, partial?: string) {
-  const [project, source] = await Promise.all([projectNamed(ctx, input.project), input.clone_from ? getInstance(ctx.readModel, input.clone_from.trim()) : undefined]);
+  const cloneFrom = input.clone_from.trim();
+  const [project, source] = await Promise.all([projectNamed(ctx, input.project), cloneFrom && !CONTROL_CHARACTER.test(cloneFrom) ? getInstance(ctx.readModel, cloneFrom) : undefined]);
   if (input.clone_from && !source && !errors['clone_from']) errors['clone_from'] = `there is no instance ${input.clone_from} to copy from`;
   const projects = partial && req.get('hx-request') === 'true' ? [] : await projectChoices(ctx);
   render(ctx, req, res, 'instances/new.njk', { input, errors, project, source, projects, choices: FORM_CHOICES }, partial);

@@ -99,10 +99,14 @@ export function errorsByField(refusal: CommandRefused, body: InstanceCreateBody,
   return errors;
 }
 
+/** No project or instance has a control character in its name or slug, and PostgreSQL refuses a NUL in a query: typed text with one names nothing. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** The project a typed value names: its slug, or its name ignoring case; undefined when it does not exist yet. */
 export async function projectNamed(ctx: WebContext, typed: string): Promise<ProjectDetailRow | undefined> {
   const value = typed.trim();
-  if (!value) return undefined;
+  if (!value || CONTROL_CHARACTER.test(value)) return undefined;
   const bySlug = await getProject(ctx.readModel, value);
   if (bySlug) return bySlug;
   const candidates = await listProjects(ctx.readModel, { q: value, pageSize: 50 });

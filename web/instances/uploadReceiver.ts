@@ -110,13 +110,19 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
     const budget = { left: maxBytes };
     let tokenChecked = !csrfInBody;
     let failed = false;
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: maxBytes, files: 2, fields: 30, fieldSize: 16 * 1024, parts: 40 } });
+    } catch (error) {
+      // busboy throws at once on a Content-Type it cannot read (multipart/form-data without a boundary).
+      return reject(new HttpError(400, `The upload could not be read: ${(error as Error).message}.`));
+    }
     const fail = (error: Error) => {
       if (failed) return;
       failed = true;
       req.unpipe(parser);
       reject(error);
     };
-    const parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: maxBytes, files: 2, fields: 30, fieldSize: 16 * 1024, parts: 40 } });
     /**
      * busboy calls listeners from inside the request stream's data handler: one that throws is an
      * uncaught exception that ends the whole process. Every listener goes through this, so an
@@ -140,6 +146,9 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
     }));
 
     parser.on('file', guarded((name: string, file: Readable, info: { filename: string }) => {
+      // A form cut short errors the file being read ("Unexpected end of form"), and the parser too,
+      // which fails the upload: a file stream that is only drained would throw it uncaught.
+      file.on('error', () => {});
       if (!tokenChecked) {
         file.resume();
         return fail(new HttpError(403, CSRF_REFUSED));

@@ -14,8 +14,30 @@ export function validateBody(path: string) {
       next(new RequestValidationError(issuesFromAjv(validate.errors, 'body')));
       return;
     }
+    const broken = loneSurrogateAt(req.body, ['body']);
+    if (broken) {
+      next(new RequestValidationError([{ loc: broken, msg: 'must be valid Unicode: a lone surrogate (\\ud800 to \\udfff unpaired) cannot be stored', type: 'value_error.unicode' }]));
+      return;
+    }
     next();
   };
+}
+
+/** An unpaired UTF-16 surrogate: with the `u` flag a pair is one code point, so only a lone half matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Where a string of a JSON body holds a lone surrogate, if anywhere. JSON's `\ud800` escape carries
+ * one past the parser and the schemas, and PostgreSQL's jsonb refuses it: the append failed with a 500.
+ */
+function loneSurrogateAt(value: unknown, at: Array<string | number>): Array<string | number> | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? at : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = loneSurrogateAt(item, [...at, Array.isArray(value) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
