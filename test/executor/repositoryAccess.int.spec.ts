@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { checkoutCommit, GitSourceError, resolveBranchHead, type GitOptions } from '#services/executor/source/gitSource.ts';
@@ -107,7 +107,8 @@ describe('what the executor’s git may read (issue 10, item 8)', function () {
       });
       const dir = join(runDir('checkout'), 'src');
       const { log, text } = logStream();
-      const error = await failure(checkoutCommit(bare.url, 'main', head, dir, { access: { fileRoots: [tmpdir()], allowHosts: [] }, log }));
+      // Only the bare repository's own folder is listed: wherever this checkout lives (CI clones under /tmp too), it is outside.
+      const error = await failure(checkoutCommit(bare.url, 'main', head, dir, { access: { fileRoots: [dirname(bare.dir)], allowHosts: [] }, log }));
       expect(error.kind).to.equal('invalid');
       expect(error.message).to.equal(`submodule file://${FORJA} of ${bare.url}: ${FORJA} is outside the folders local repositories may come from (FORJA_GIT_FILE_ROOTS)`);
       expect(text()).to.not.include('submodule update');
