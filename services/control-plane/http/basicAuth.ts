@@ -48,27 +48,46 @@ const unauthorized = () => new HttpError(401, 'missing or wrong credentials: use
  */
 export function basicAuth(ctx: ControlPlaneContext): RequestHandler {
   const { throttle, verified } = state(ctx);
+  /**
+   * Checks in progress, by credentials: an API client that sends ten requests at once with the
+   * same e-mail and password makes one attempt, not ten (ten would be a burst of guesses to the
+   * throttle, and ten scrypt runs). The same wrong password sent at once is one guess.
+   */
+  const inFlight = new Map<string, Promise<'right' | 'wrong' | 'inactive'>>();
   return (req, res, next) => {
     const credentials = basicCredentials(req.get('authorization'));
     if (!credentials) return next(unauthorized());
     const { email, password } = credentials;
+    const answer = (verdict: 'right' | 'wrong' | 'inactive') => {
+      if (verdict !== 'right') return next(unauthorized());
+      res.locals[BASIC_EMAIL] = email;
+      next();
+    };
+    const refuse = (error: unknown) => {
+      if (error instanceof PasswordChecksBusy) return next(new HttpError(503, 'too many sign-ins are being checked at once: try again in a moment', { 'Retry-After': '1' }));
+      next(error);
+    };
+    const key = verified.keyOf(email, password);
+    const pending = inFlight.get(key);
+    if (pending) return void pending.then(answer, refuse);
     const admission = throttle.admit(email, clientAddress(req));
     if (!admission.admitted) {
       const retry = String(admission.retryAfterS);
       return next(new HttpError(429, `too many failed sign-ins for this account or from this address: try again in ${retry} s`, { 'Retry-After': retry }));
     }
-    checkPassword(ctx, verified, email, password).then(
+    const check = checkPassword(ctx, verified, email, password);
+    inFlight.set(key, check);
+    check.then(
       (verdict) => {
+        inFlight.delete(key);
         // A deactivated account with its right password: no guess, but no entry either.
         admission.settle(verdict === 'wrong' ? 'wrong' : 'right');
-        if (verdict !== 'right') return next(unauthorized());
-        res.locals[BASIC_EMAIL] = email;
-        next();
+        answer(verdict);
       },
       (error: unknown) => {
+        inFlight.delete(key);
         admission.settle('unchecked');
-        if (error instanceof PasswordChecksBusy) return next(new HttpError(503, 'too many sign-ins are being checked at once: try again in a moment', { 'Retry-After': '1' }));
-        next(error);
+        refuse(error);
       },
     );
   };
@@ -76,7 +95,7 @@ export function basicAuth(ctx: ControlPlaneContext): RequestHandler {
 
 /** Checks the password, or trusts a remembered check whose stored hash is still the user's. */
 async function checkPassword(ctx: ControlPlaneContext, verified: VerifiedCredentials, email: string, password: string): Promise<'right' | 'wrong' | 'inactive'> {
-  const key = verified.keyOf(email, password);
+  const key = verified.keyOf(email, password); // the same key basicAuth coalesces on
   const remembered = verified.get(key);
   if (remembered && (await ctx.identity.passwordFingerprint(remembered.userId)) === remembered.fingerprint) return 'right';
   verified.forget(key);
