@@ -4,7 +4,8 @@ import { isBehind, type InstanceDetailRow } from '#projections/instances/instanc
 import { offeredActions } from '#web/instances/instanceActions.ts';
 import { createBody, errorsByField, FORM_DEFAULTS, moduleList } from '#web/instances/instanceForm.ts';
 import { formatDuration, statusBadge } from '#web/instances/instanceView.ts';
-import { dumpFormatOf, formatBytes, isArchive } from '#web/instances/uploadReceiver.ts';
+import { formatBytes } from '#shared/formatBytes.ts';
+import { dumpFormatOf, isArchive } from '#web/instances/uploadReceiver.ts';
 
 describe('web: instance helpers', () => {
   it('tells a pg_dump custom archive from plain SQL by the first bytes, and refuses the rest', () => {

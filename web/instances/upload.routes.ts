@@ -10,7 +10,8 @@ import { jobFlash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
 import { createBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, projectChoices, projectNamed, refusalOf, type InstanceFormInput } from './instanceForm.ts';
 import { actorOf, queryString } from './instanceRequest.ts';
-import { formatBytes, receiveUpload } from './uploadReceiver.ts';
+import { formatBytes } from '#shared/formatBytes.ts';
+import { receiveUpload } from './uploadReceiver.ts';
 
 const UPLOAD_FIELDS = ['name', 'project', 'stage', 'erp_version', 'edition', 'modules', 'git_repo', 'branch', 'dump', 'filestore'];
 /** Room for the form's text fields and multipart framing on top of the files. */

@@ -6,6 +6,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { HttpError } from '#shared/http/errors.ts';
 import { CSRF_REFUSED, csrfTokenMatches } from '../http/csrf.ts';
+import { formatBytes } from '#shared/formatBytes.ts';
 
 export type DumpFormat = 'custom' | 'plain';
 
@@ -19,14 +20,6 @@ export interface ReceivedUpload {
 }
 
 const HEAD_BYTES = 8 * 1024;
-
-/** 20 GiB, 512 MiB, 300 KiB, 12 bytes. */
-export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
 
 /** A pg_dump custom archive starts with PGDMP; a plain dump is text. Anything else is refused, with a hint when recognisable. */
 export function dumpFormatOf(head: Buffer): DumpFormat | { refused: string } {
