@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { latencyProbe, percentile } from '#test/support/latencyProbe.ts';
 import { basic, PASSWORD } from '#test/support/platform.ts';
-import { requestFrom, type PlainResponse } from '#test/support/requestFrom.ts';
+import { requestFrom, statuses, type PlainResponse } from '#test/support/requestFrom.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 
 /** What other clients may wait, at worst, while someone floods the API with guesses. */
@@ -9,8 +9,6 @@ const P99_BOUND_MS = 500;
 
 const me = (platform: WebPlatform, address: string, authorization?: string): Promise<PlainResponse> =>
   requestFrom(address, `${platform.controlPlane}/api/v1/me`, { headers: authorization ? { authorization } : {} });
-
-const statuses = (responses: PlainResponse[]) => responses.map((res) => res.status).reduce<Record<number, number>>((count, status) => ({ ...count, [status]: (count[status] ?? 0) + 1 }), {});
 
 describe('control-plane: guessing passwords over HTTP Basic (issue 10, item 6)', function () {
   this.timeout(120_000);

@@ -23,3 +23,8 @@ export function requestFrom(localAddress: string, url: string, init: { method?: 
     req.end(init.body);
   });
 }
+
+/** How many responses had each status: `{ 401: 6, 429: 54 }`. */
+export function statuses(responses: PlainResponse[]): Record<number, number> {
+  return responses.map((res) => res.status).reduce<Record<number, number>>((count, status) => ({ ...count, [status]: (count[status] ?? 0) + 1 }), {});
+}

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { latencyProbe, percentile } from '#test/support/latencyProbe.ts';
 import { PASSWORD } from '#test/support/platform.ts';
-import { requestFrom, type PlainResponse } from '#test/support/requestFrom.ts';
+import { requestFrom, statuses, type PlainResponse } from '#test/support/requestFrom.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { SESSION_COOKIE, textOf } from '#test/support/webSession.ts';
 
@@ -16,8 +16,6 @@ async function signInFrom(platform: WebPlatform, address: string) {
   return (email: string, password: string): Promise<PlainResponse> =>
     requestFrom(address, `${platform.web}/login`, { method: 'POST', headers, body: new URLSearchParams({ _csrf: token, email, password }).toString() });
 }
-
-const statuses = (responses: PlainResponse[]) => responses.map((res) => res.status).reduce<Record<number, number>>((count, status) => ({ ...count, [status]: (count[status] ?? 0) + 1 }), {});
 
 describe('web: guessing passwords on the sign-in form (issue 10, item 6)', function () {
   this.timeout(120_000);
