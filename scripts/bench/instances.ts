@@ -76,6 +76,8 @@ async function apiCreateLatency(clusterUrl: string): Promise<number[]> {
 
 async function queuedAtOnce(clusterUrl: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'forja-bench-run-'));
+  // The ERP runs as forja-erp when we are root: it must reach the instances' folders.
+  chmodSync(dataDir, 0o755);
   const p = await platform(clusterUrl, dataDir, true);
   try {
     const started = performance.now();

@@ -79,6 +79,16 @@ export function eventStoreContract(name: string, setup: () => Promise<EventStore
       expect(positions).to.deep.equal([...positions].sort((a, b) => a - b));
     });
 
+    it('reads only the events after a version, and says the version when there are none', async () => {
+      const stream = freshStream();
+      await store.appendToStream(stream, [event(1), event(2), event(3)], { expectedVersion: 0 });
+      const tail = await store.readStream(stream, { fromVersion: 1 });
+      expect(tail.version).to.equal(3);
+      expect(tail.events.map((e) => e.data)).to.deep.equal([{ n: 2 }, { n: 3 }]);
+      expect(await store.readStream(stream, { fromVersion: 3 })).to.deep.equal({ version: 3, events: [] });
+      expect(await store.readStream(freshStream(), { fromVersion: 0 })).to.deep.equal({ version: 0, events: [] });
+    });
+
     it('reads a stream that does not exist as version 0 with no events', async () => {
       expect(await store.readStream(freshStream())).to.deep.equal({ version: 0, events: [] });
     });

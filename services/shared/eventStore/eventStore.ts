@@ -60,6 +60,11 @@ export interface ReadStreamResult<E extends DomainEvent = DomainEvent> {
   events: RecordedEvent<E>[];
 }
 
+export interface ReadStreamOptions {
+  /** Read only the events after this version (0 = from the start). */
+  fromVersion?: number;
+}
+
 export interface ReadAllOptions {
   /** Return events strictly after this global position; 0 reads from the start. */
   after: number;
@@ -79,7 +84,12 @@ export interface EventStore {
     events: NewEvent<E>[],
     options: { expectedVersion: ExpectedVersion },
   ): Promise<AppendResult>;
-  readStream<E extends DomainEvent>(stream: string): Promise<ReadStreamResult<E>>;
+  /**
+   * The stream's events in order; with `fromVersion`, only those after it (a holder of the state
+   * at that version catches up without reading the whole stream). `version` is the stream's
+   * version after the events returned (`fromVersion` when there are none).
+   */
+  readStream<E extends DomainEvent>(stream: string, options?: ReadStreamOptions): Promise<ReadStreamResult<E>>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the newest event in the store (0 when empty). */
   headPosition(): Promise<number>;

@@ -17,6 +17,7 @@ import {
   type EventStore,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
 } from '../eventStore.ts';
@@ -99,16 +100,17 @@ export function createEsdbEventStore(connectionString: string): EventStore {
       };
     },
 
-    async readStream<E extends DomainEvent>(stream: string) {
+    async readStream<E extends DomainEvent>(stream: string, { fromVersion = 0 }: ReadStreamOptions = {}) {
       let resolved;
       try {
-        resolved = await collect(client.readStream(stream));
+        // Revisions count from 0: the event after version n is at revision n.
+        resolved = await collect(client.readStream(stream, fromVersion > 0 ? { fromRevision: BigInt(fromVersion) } : {}));
       } catch (error) {
-        if (error instanceof StreamNotFoundError) return { version: 0, events: [] };
+        if (error instanceof StreamNotFoundError) return { version: fromVersion, events: [] };
         throw error;
       }
       const events = resolved.flatMap(({ event }) => (event ? [toRecorded(event) as RecordedEvent<E>] : []));
-      return { version: events.at(-1)?.version ?? 0, events };
+      return { version: events.at(-1)?.version ?? fromVersion, events };
     },
 
     readAll,

@@ -9,6 +9,7 @@ import {
   type EventStore,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
 } from '../eventStore.ts';
@@ -108,14 +109,14 @@ export function createPgEventStore(options: PgEventStoreOptions): EventStore {
       }
     },
 
-    async readStream<E extends DomainEvent>(stream: string) {
+    async readStream<E extends DomainEvent>(stream: string, { fromVersion = 0 }: ReadStreamOptions = {}) {
       const { rows } = await pool.query<EventRow>({
-        name: 'event_store.read_stream',
-        text: `select ${COLUMNS} from event_store.events where stream_id = $1 order by stream_version`,
-        values: [stream],
+        name: 'event_store.read_stream_from',
+        text: `select ${COLUMNS} from event_store.events where stream_id = $1 and stream_version > $2 order by stream_version`,
+        values: [stream, fromVersion],
       });
       const events = rows.map((row) => toRecorded(row) as RecordedEvent<E>);
-      return { version: events.at(-1)?.version ?? 0, events };
+      return { version: events.at(-1)?.version ?? fromVersion, events };
     },
 
     readAll,
