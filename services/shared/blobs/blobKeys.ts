@@ -1,0 +1,37 @@
+/**
+ * Where things live in the blob store. Keys derive from slugs and ids the domain validated
+ * (slug: `[a-z0-9-]`, upload id: a UUID), never from raw user input; these refuse anything else.
+ * The layout is the one FORJA_DATA_DIR has always had, so data written before the port still reads.
+ */
+const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `erp`: what the ERP writes; `db`: what Forja did to its database (create, clone, restore, neutralize). */
+export type LogSource = 'erp' | 'db';
+export const LOG_SOURCES: readonly LogSource[] = ['erp', 'db'];
+
+function checked(value: string, pattern: RegExp, what: string): string {
+  if (!pattern.test(value)) throw new Error(`not a valid ${what}: ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** The instance's folder: code, filestore, logs. Purging the instance deletes it. */
+export const instancePrefix = (slug: string): string => `instances/${checked(slug, SLUG, 'instance slug')}`;
+
+export function instanceLogKey(slug: string, source: LogSource): string {
+  if (!LOG_SOURCES.includes(source)) throw new Error(`not a log source: ${JSON.stringify(source)}`);
+  return `${instancePrefix(slug)}/logs/${source}.log`;
+}
+
+/** An uploaded dump and its optional filestore archive, waiting for the executor to restore them. */
+export interface UploadKeys {
+  /** The upload's folder: deleting it drops both files. */
+  prefix: string;
+  dump: string;
+  filestore: string;
+}
+
+export function uploadKeys(uploadId: string): UploadKeys {
+  const prefix = `uploads/${checked(uploadId, UUID, 'upload id')}`;
+  return { prefix, dump: `${prefix}/dump`, filestore: `${prefix}/filestore` };
+}
