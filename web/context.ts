@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Environment } from 'nunjucks';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
 import type { Logger } from '#shared/log.ts';
 import type { ControlPlaneClient } from './controlPlaneClient.ts';
@@ -16,8 +17,8 @@ export interface WebContext {
   db: Kysely<unknown>;
   controlPlane: ControlPlaneClient;
   settings: WebSettings;
-  /** FORJA_DATA_DIR: instance logs and uploads, shared with the executor (one machine or a shared volume). */
-  dataDir: string;
+  /** Instance logs and uploads, shared with the executor (FORJA_DATA_DIR on one machine or a shared volume). */
+  blobs: BlobStore;
   webhookSecret: string;
   /** Where git hosts reach the control-plane, for the push hook URL. */
   hookBaseUrl: string;

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
 import { migrateReadModel } from '#projections/migrations/index.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { orExit } from '#shared/config/config.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
@@ -33,7 +34,7 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
     db: infra.db,
     controlPlane: controlPlaneClient(controlPlaneUrl, secrets.serviceToken),
     settings,
-    dataDir: config.FORJA_DATA_DIR,
+    blobs: createFsBlobStore(config.FORJA_DATA_DIR),
     webhookSecret: secrets.webhookSecret,
     hookBaseUrl: settings.FORJA_HOOK_BASE_URL ?? controlPlaneUrl,
     templates: templateEnvironment(),

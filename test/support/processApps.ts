@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { createControlPlaneApp } from '#services/control-plane/app.ts';
 import { controlPlaneContext } from '#services/control-plane/controlPlaneProcess.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
 import { silentLogger } from '#shared/log.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
@@ -35,7 +36,7 @@ export function webApp(platform: TestPlatform): Express {
       FORJA_OIDC_CLIENT_SECRET: 'secret',
       FORJA_OIDC_ALLOWED_DOMAINS: 'example.com',
     }),
-    dataDir: platform.config.FORJA_DATA_DIR,
+    blobs: createFsBlobStore(platform.config.FORJA_DATA_DIR),
     webhookSecret: secrets.webhookSecret,
     hookBaseUrl: controlPlaneUrl,
     templates: templateEnvironment(),

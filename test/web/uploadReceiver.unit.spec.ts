@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import type { Request } from 'express';
+import { uploadKeys } from '#shared/blobs/blobKeys.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { receiveUpload } from '#web/instances/uploadReceiver.ts';
 
 const BOUNDARY = 'forja-test-boundary';
@@ -38,7 +41,7 @@ describe('web: the upload receiver’s stream listeners (issue 10, item 3)', () 
     try {
       const req = requestWithBrokenSession(multipart([['_csrf', 'whatever'], ['dump', 'SELECT 1;', 'a.sql']]));
       const outcome = await Promise.race([
-        receiveUpload(req, dir, 1024 * 1024, true).then(
+        receiveUpload(req, createFsBlobStore(dir), uploadKeys(randomUUID()), 1024 * 1024, true).then(
           () => 'accepted',
           (error: Error) => error.message,
         ),

@@ -1,5 +1,5 @@
-import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BlobNotFoundError, type BlobStore } from '#shared/blobs/blobStore.ts';
 
 /** What the follower tells its reader. */
 export type LogNotice =
@@ -9,7 +9,9 @@ export type LogNotice =
   | { kind: 'truncated' };
 
 export interface FollowOptions {
-  file: string;
+  blobs: BlobStore;
+  /** The log's blob key (`instanceLogKey`). */
+  key: string;
   /** Byte offset to start at (a reconnect's Last-Event-ID); undefined: a new reader. */
   from: number | undefined;
   /** A new reader gets at most this much of what is stored, starting at a line. */
@@ -24,31 +26,23 @@ export interface FollowOptions {
 const CHUNK = 256 * 1024;
 const NEWLINE = 0x0a;
 
-async function fileState(file: string): Promise<{ size: number; ino: number } | null> {
-  try {
-    const info = await stat(file);
-    return { size: info.size, ino: info.ino };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
+type Log = Pick<FollowOptions, 'blobs' | 'key'>;
 
-async function readAt(file: string, position: number, length: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
+/** Up to `length` bytes from `position`; fewer (or none) when the log is shorter or went away meanwhile. */
+async function readAt({ blobs, key }: Log, position: number, length: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, position);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+    for await (const chunk of await blobs.get(key, { start: position, end: position + length - 1 })) chunks.push(chunk as Buffer);
+  } catch (error) {
+    if (!(error instanceof BlobNotFoundError)) throw error;
   }
+  return Buffer.concat(chunks);
 }
 
 /** The offset just after the first newline at or after `position` (the start of the next whole line). */
-async function nextLineStart(file: string, position: number, size: number): Promise<number> {
+async function nextLineStart(log: Log, position: number, size: number): Promise<number> {
   for (let at = position; at < size; at += CHUNK) {
-    const chunk = await readAt(file, at, Math.min(CHUNK, size - at));
+    const chunk = await readAt(log, at, Math.min(CHUNK, size - at));
     const newline = chunk.indexOf(NEWLINE);
     if (newline >= 0) return at + newline + 1;
   }
@@ -59,38 +53,39 @@ async function nextLineStart(file: string, position: number, size: number): Prom
 const lineText = (bytes: Buffer) => bytes.toString('utf8').replace(/\r/g, '');
 
 /**
- * Follows a log file by polling: first what is stored (from `from`, or the last `backlogBytes` for a
- * new reader), then each line as the file grows. Survives the file not existing yet, being
- * truncated or replaced (starts again at 0); a line longer than the read chunk is sent in pieces.
- * Ends when `signal` aborts.
+ * Follows a log blob by polling `stat` and reading the new range: first what is stored (from `from`,
+ * or the last `backlogBytes` for a new reader), then each line as the log grows. Survives the log
+ * not existing yet, being truncated or replaced (a new `generation`: starts again at 0); a line
+ * longer than the read chunk is sent in pieces. Ends when `signal` aborts.
  */
 export async function followLog(options: FollowOptions): Promise<void> {
-  const { file, signal, send } = options;
+  const { signal, send } = options;
+  const log: Log = options;
   let offset = options.from ?? 0;
-  let inode: number | undefined;
+  let generation: string | undefined;
   let waitingSaid = false;
   let partial: { size: number; since: number } | undefined;
   let first = true;
 
   while (!signal.aborted) {
-    const state = await fileState(file);
+    const state = await options.blobs.stat(options.key);
     if (!state) {
       if (!waitingSaid) await send({ kind: 'waiting' });
       waitingSaid = true;
     } else {
       waitingSaid = false;
-      if (state.size < offset || (inode !== undefined && state.ino !== inode)) {
+      if (state.size < offset || (generation !== undefined && state.generation !== generation)) {
         await send({ kind: 'truncated' });
         offset = 0;
         partial = undefined;
       }
-      inode = state.ino;
+      generation = state.generation;
       if (first && options.from === undefined && state.size > options.backlogBytes) {
-        offset = await nextLineStart(file, state.size - options.backlogBytes, state.size);
+        offset = await nextLineStart(log, state.size - options.backlogBytes, state.size);
         await send({ kind: 'skipped', bytes: offset });
       }
       while (offset < state.size && !signal.aborted) {
-        const chunk = await readAt(file, offset, Math.min(CHUNK, state.size - offset));
+        const chunk = await readAt(log, offset, Math.min(CHUNK, state.size - offset));
         if (chunk.length === 0) break;
         const end = chunk.lastIndexOf(NEWLINE);
         if (end < 0) {

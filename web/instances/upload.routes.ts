@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
 import type { Request, Response, Router } from 'express';
+import { uploadKeys, type UploadKeys } from '#shared/blobs/blobKeys.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { uploadDir } from '#shared/platform/dataPaths.ts';
 import type { WebContext } from '../context.ts';
 import { allowSlowBody } from '../http/bodyDeadline.ts';
 import { checkCsrfInHandler } from '../http/csrf.ts';
@@ -23,8 +22,8 @@ async function showUploadForm(ctx: WebContext, req: Request, res: Response, inpu
 }
 
 /** A refused upload keeps nothing: the files go, the form comes back with the input and the reasons. */
-async function refuse(ctx: WebContext, req: Request, res: Response, dir: string, input: InstanceFormInput, errors: Record<string, string>) {
-  await rm(dir, { recursive: true, force: true });
+async function refuse(ctx: WebContext, req: Request, res: Response, keys: UploadKeys, input: InstanceFormInput, errors: Record<string, string>) {
+  await ctx.blobs.deletePrefix(keys.prefix);
   res.status(422).set('HX-Push-Url', '/instances/upload');
   await showUploadForm(ctx, req, res, input, errors);
 }
@@ -48,20 +47,20 @@ export function uploadRoutes(router: Router, ctx: WebContext): void {
       throw new HttpError(413, `The upload is larger than ${formatBytes(maxBytes)}, the most Forja takes.`);
     }
     const uploadId = randomUUID();
-    const dir = uploadDir(ctx.dataDir, uploadId);
-    await mkdir(dir, { recursive: true, mode: 0o700 }); // customer dumps: readable by Forja alone, never by the database servers' users
+    // Customer dumps: the blob store keeps them Forja's alone, never readable by the database servers' users.
+    const keys = uploadKeys(uploadId);
     let received;
     try {
-      received = await receiveUpload(req, dir, maxBytes, res.locals['csrfInBody'] === true);
+      received = await receiveUpload(req, ctx.blobs, keys, maxBytes, res.locals['csrfInBody'] === true);
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await ctx.blobs.deletePrefix(keys.prefix);
       if (error instanceof HttpError && error.status === 403) res.set('Connection', 'close');
       throw error;
     }
     const input = formInput(received.fields);
     const errors = { ...received.errors };
     if (!received.dump && !errors['dump']) errors['dump'] = 'choose the dump file (pg_dump custom format or plain SQL)';
-    if (Object.keys(errors).length > 0 || !received.dump) return refuse(ctx, req, res, dir, input, errors);
+    if (Object.keys(errors).length > 0 || !received.dump) return refuse(ctx, req, res, keys, input, errors);
     const body = { ...createBody(input), upload: { upload_id: uploadId, dump_format: received.dump, has_filestore: received.filestore } };
     delete body.clone_from;
     try {
@@ -69,8 +68,7 @@ export function uploadRoutes(router: Router, ctx: WebContext): void {
       jobFlash(req, `Instance ${created.name} requested: its database is restored from the uploaded dump.`);
       seeOther(res, `/instances/${created.slug}`);
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      await refuse(ctx, req, res, dir, input, errorsByField(refusalOf(error), body, UPLOAD_FIELDS));
+      await refuse(ctx, req, res, keys, input, errorsByField(refusalOf(error), body, UPLOAD_FIELDS));
     }
   });
 }

@@ -1,16 +1,16 @@
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
+import type { UploadKeys } from '#shared/blobs/blobKeys.ts';
+import type { BlobStore, BlobWriter } from '#shared/blobs/blobStore.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { CSRF_REFUSED, csrfTokenMatches } from '../http/csrf.ts';
 import { formatBytes } from '#shared/formatBytes.ts';
 
 export type DumpFormat = 'custom' | 'plain';
 
-/** What an upload form brought: its fields, and the files written under the upload's folder. */
+/** What an upload form brought: its fields, and which files it stored at the upload's keys. */
 export interface ReceivedUpload {
   fields: Record<string, string>;
   dump?: DumpFormat;
@@ -42,7 +42,7 @@ export function isArchive(head: Buffer): boolean {
 }
 
 /**
- * Passes a file through to disk, judging it by its first bytes and counting it against what the
+ * Passes a file through to the blob store, judging it by its first bytes and counting it against what the
  * upload may still take. Once judged bad or over the limit it drops the rest (never destroying
  * busboy's stream, which must be read to the end for the form to finish).
  */
@@ -91,15 +91,17 @@ function judgeDump(head: Buffer, found: (format: DumpFormat) => void): string | 
 }
 
 /**
- * Streams a multipart upload form into `dir`: the `dump` file to `dir/dump`, the optional
- * `filestore` archive to `dir/filestore`, never holding a file in memory. `maxBytes` caps both
- * files together. When the CSRF token travels in the body (`csrfInBody`), `_csrf` must come before
- * any file, or nothing is kept and the request is refused with 403.
+ * Streams a multipart upload form into the blob store: the `dump` file to `keys.dump`, the optional
+ * `filestore` archive to `keys.filestore`, never holding a file in memory. Only a file that passed
+ * is stored; a refused one, or one of a failed form, leaves nothing. `maxBytes` caps both files
+ * together. When the CSRF token travels in the body (`csrfInBody`), `_csrf` must come before any
+ * file, or nothing is kept and the request is refused with 403.
  */
-export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfInBody: boolean): Promise<ReceivedUpload> {
+export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, maxBytes: number, csrfInBody: boolean): Promise<ReceivedUpload> {
   return new Promise((resolve, reject) => {
     const received: ReceivedUpload = { fields: {}, filestore: false, errors: {} };
     const writes: Array<Promise<void>> = [];
+    const writers: BlobWriter[] = [];
     const budget = { left: maxBytes };
     let tokenChecked = !csrfInBody;
     let failed = false;
@@ -114,6 +116,8 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
       if (failed) return;
       failed = true;
       req.unpipe(parser);
+      // The form will not finish: drop what the writers took rather than leave their pipelines waiting.
+      for (const writer of writers) void writer.abort();
       reject(error);
     };
     /**
@@ -152,14 +156,32 @@ export function receiveUpload(req: Request, dir: string, maxBytes: number, csrfI
           ? inspector((head) => judgeDump(head, (format) => (received.dump = format)), budget)
           : inspector((head) => (isArchive(head) ? null : 'not a .zip, .tar or .tar.gz archive'), budget);
       const cappedAt = () => (file as Readable & { truncated?: boolean }).truncated === true;
-      writes.push(
-        pipeline(file, stream, createWriteStream(join(dir, name), { mode: 0o600 })).then(() => {
-          if (result.tooLarge || cappedAt()) received.errors[name] = `larger than ${formatBytes(maxBytes)}, the most Forja takes in one upload`;
-          else if (result.refusal) received.errors[name] = result.refusal;
-          else if (name === 'filestore') received.filestore = true;
-          if (received.errors[name] && name === 'dump') delete received.dump;
-        }, fail),
-      );
+      const store = async () => {
+        const writer = await blobs.openWriter(name === 'dump' ? keys.dump : keys.filestore).catch((error: unknown) => {
+          file.resume();
+          throw error;
+        });
+        writers.push(writer);
+        if (failed) {
+          file.resume();
+          return writer.abort();
+        }
+        try {
+          await pipeline(file, stream, writer.stream);
+        } catch (error) {
+          await writer.abort();
+          throw error;
+        }
+        if (result.tooLarge || cappedAt()) received.errors[name] = `larger than ${formatBytes(maxBytes)}, the most Forja takes in one upload`;
+        else if (result.refusal) received.errors[name] = result.refusal;
+        if (received.errors[name]) {
+          if (name === 'dump') delete received.dump;
+          return writer.abort();
+        }
+        await writer.commit();
+        if (name === 'filestore') received.filestore = true;
+      };
+      writes.push(store().catch(fail));
     }));
 
     const limited = (what: string) => () => void (received.errors['_form'] = `the form has too many ${what}`);
