@@ -22,8 +22,6 @@ export interface ControlPlaneContext {
   identity: IdentityService;
   projects: ProjectService;
   instances: InstanceService;
-  /** FORJA_DATA_DIR: purge removes what is left of an instance's files there. */
-  dataDir: string;
   secrets: PlatformSecrets;
   metrics: Metrics;
   logger: Logger;

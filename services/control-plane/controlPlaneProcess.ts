@@ -35,7 +35,6 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
     projects,
     instances: instanceService(store, projects, readModel),
-    dataDir: config.FORJA_DATA_DIR,
     secrets,
     metrics,
     logger: logger.child({ process: 'control-plane' }),

@@ -1,6 +1,4 @@
-import { rm } from 'node:fs/promises';
 import type { Request, Response, Router } from 'express';
-import { instanceDir } from '#shared/platform/dataPaths.ts';
 import type { InstanceAction } from '#services/instances/domain/instance.ts';
 import { actingUser, type ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
@@ -18,9 +16,8 @@ export function instanceInternal(router: Router, ctx: ControlPlaneContext): void
   });
 
   route(router, ctx, 'POST', '/internal/instances/purge', async (req: Request, res: Response) => {
+    // Only the records: the executor deletes each instance's files (its logs) on InstancePurged.
     const result = await ctx.instances.purgeDestroyed(commandMetadata(req, actingUser(res.locals)));
-    // Destroy removed everything but the logs (kept to read why it ended); purge takes those too.
-    for (const slug of result.purged) await rm(instanceDir(ctx.dataDir, slug), { recursive: true, force: true });
     await ctx.waitForProjections(result.lastGlobalPosition, INSTANCE_READ_MODELS);
     res.json({ purged: result.purged });
   });
