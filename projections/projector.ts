@@ -3,14 +3,15 @@ import type { Bus } from '#shared/bus/bus.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { migrateReadModel } from './migrations/index.ts';
+import { readModelOf } from './readModel.ts';
 import { workRelayReactor } from './reactors/workRelay.ts';
 import { projections, workRoutes } from './registry.ts';
 import type { Runner, RunnerStatus } from './runner/checkpointedRunner.ts';
-import type { CheckpointsDb } from './runner/checkpoints.ts';
 import { startProjection, startReactor } from './runner/projectionRunner.ts';
 
 export interface ProjectorDeps {
-  db: Kysely<any>;
+  /** The whole database: the projector migrates schema `read_model` before it starts. */
+  db: Kysely<unknown>;
   store: EventStore;
   bus: Bus;
   connectionString: string;
@@ -30,7 +31,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   await migrateReadModel(deps.db);
   const runnerDeps = {
     store: deps.store,
-    db: deps.db.withSchema('read_model') as Kysely<CheckpointsDb>,
+    db: readModelOf(deps.db),
     connectionString: deps.connectionString,
     logger: deps.logger,
     batchSize: deps.batchSize,

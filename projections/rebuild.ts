@@ -2,10 +2,9 @@ import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
 import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
 import { migrateReadModel } from './migrations/index.ts';
+import { readModelOf } from './readModel.ts';
 import { projections } from './registry.ts';
-import type { CheckpointsDb } from './runner/checkpoints.ts';
 import { rebuildProjection } from './runner/rebuild.ts';
-import type { Kysely } from 'kysely';
 
 /** `npm run projections:rebuild [name…]`: replays the named projections (all when none) from zero. */
 const config = loadConfigOrExit();
@@ -24,7 +23,7 @@ try {
     const started = Date.now();
     const events = await rebuildProjection(projection, {
       store: infra.store,
-      db: infra.db.withSchema('read_model') as Kysely<CheckpointsDb>,
+      db: readModelOf(infra.db),
       connectionString: infra.databaseUrl,
       batchSize: config.FORJA_PROJECTION_BATCH,
     });

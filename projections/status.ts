@@ -1,17 +1,16 @@
-import type { Kysely } from 'kysely';
 import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
 import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
 import { migrateReadModel } from './migrations/index.ts';
+import { readModelOf } from './readModel.ts';
 import { projections } from './registry.ts';
-import type { CheckpointsDb } from './runner/checkpoints.ts';
 
 /** `npm run projections:status`: where every projection and reactor stands, and how far behind. */
 const config = loadConfigOrExit();
 const infra = await openInfrastructureOrExit(config, createLogger(config, 'status'), 'projections:status');
 try {
   await migrateReadModel(infra.db);
-  const db = infra.db.withSchema('read_model') as Kysely<CheckpointsDb>;
+  const db = readModelOf(infra.db);
   const head = await infra.store.headPosition();
   const stored = await db.selectFrom('checkpoints').select(['name', 'position', 'updated_at']).execute();
   const names = [...new Set([...projections.map((projection) => projection.name), 'work_relay', ...stored.map((row) => row.name)])];

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ReadModelHandle } from '#projections/readModel.ts';
 import type { Environment } from 'nunjucks';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
@@ -8,12 +9,8 @@ import type { WebSettings } from './web.settings.ts';
 
 /** What web's routes work with. Web reads read models and sends commands; it never touches events. */
 export interface WebContext {
-  /**
-   * Schema `read_model`. Each read model's query functions type their own tables; Kysely's
-   * database type is invariant, so the one shared handle is untyped.
-   */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  readModel: Kysely<any>;
+  /** Schema `read_model` (projections/readModel.ts). */
+  readModel: ReadModelHandle;
   db: Kysely<unknown>;
   controlPlane: ControlPlaneClient;
   settings: WebSettings;

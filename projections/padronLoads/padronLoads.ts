@@ -1,29 +1,6 @@
-import type { Transaction } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface PadronLoadsTable {
-  event_id: string;
-  state: string;
-  load_id: number;
-  file_name: string;
-  sha256: string;
-  layout: string;
-  regimes: string;
-  valid_from: string | null;
-  valid_to: string | null;
-  rows_loaded: number;
-  rows_removed: number;
-  rows_rejected: number;
-  rejects: string;
-  duration_ms: number;
-  published_at: Date;
-  global_position: number;
-}
-
-export interface PadronLoadsDb {
-  padron_loads: PadronLoadsTable;
-}
 
 /**
  * The data of a PadronLoaded event as `schemas/events/PadronLoaded.v1.json` defines it. Declared
@@ -47,11 +24,11 @@ interface PadronLoadedData {
 }
 
 /** Every padrón load ever recorded, for `npm run padron -- loads`. Replays insert nothing twice (event id key). */
-export const padronLoadsProjection: Projection<PadronLoadsDb> = {
+export const padronLoadsProjection: Projection<ReadModelDatabase> = {
   name: 'padron_loads',
   eventTypes: ['PadronLoaded'],
   tables: ['padron_loads'],
-  async apply(trx: Transaction<PadronLoadsDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     const rows = events.map((event) => {
       const data = event.data as PadronLoadedData;
       return {

@@ -1,7 +1,4 @@
-import type pg from 'pg';
-
-/** A pool or client: the CLI runs this on its own connection pool. */
-type Queryable = Pick<pg.ClientBase, 'query'>;
+import type { ReadModel } from '../readModel.ts';
 
 /** A row of `read_model.padron_loads`, which the projector keeps from PadronLoaded events. */
 export interface RecordedLoad {
@@ -10,6 +7,7 @@ export interface RecordedLoad {
   file_name: string;
   layout: string;
   regimes: string;
+  /** The `date` columns as text (`2026-06-01`): pg would read them as Dates at local midnight. */
   valid_from: string | null;
   valid_to: string | null;
   rows_loaded: number;
@@ -29,16 +27,30 @@ export interface RecordedLoads {
  * The recorded loads, newest first, and how far the read model is behind `head`. An undefined
  * table means the projector never migrated the read model: nothing recorded yet as far as it knows.
  */
-export async function listRecordedLoads(db: Queryable, head: number, state?: string): Promise<RecordedLoads> {
+export async function listRecordedLoads(db: ReadModel, head: number, state?: string): Promise<RecordedLoads> {
   try {
-    const { rows } = await db.query<RecordedLoad>(
-      `select state, load_id, file_name, layout, regimes, valid_from::text, valid_to::text, rows_loaded, rows_removed, rows_rejected, duration_ms, published_at
-       from read_model.padron_loads where $1::text is null or state = $1 order by published_at desc, load_id desc`,
-      [state ?? null],
-    );
-    const checkpoint = await db.query<{ position: number }>(`select position from read_model.checkpoints where name = 'padron_loads'`);
-    const position = checkpoint.rows[0]?.position;
-    return { loads: rows, lag: position === undefined ? null : Math.max(0, head - position) };
+    let query = db
+      .selectFrom('padron_loads')
+      .select((eb) => [
+        'state',
+        'load_id',
+        'file_name',
+        'layout',
+        'regimes',
+        eb.cast<string | null>('valid_from', 'text').as('valid_from'),
+        eb.cast<string | null>('valid_to', 'text').as('valid_to'),
+        'rows_loaded',
+        'rows_removed',
+        'rows_rejected',
+        'duration_ms',
+        'published_at',
+      ])
+      .orderBy('published_at', 'desc')
+      .orderBy('load_id', 'desc');
+    if (state !== undefined) query = query.where('state', '=', state);
+    const loads = await query.execute();
+    const checkpoint = await db.selectFrom('checkpoints').select('position').where('name', '=', 'padron_loads').executeTakeFirst();
+    return { loads, lag: checkpoint === undefined ? null : Math.max(0, head - checkpoint.position) };
   } catch (error) {
     if ((error as { code?: string }).code === '42P01' || (error as { code?: string }).code === '3F000') return { loads: [], lag: null };
     throw error;

@@ -1,33 +1,19 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface ProjectDetailTable {
-  slug: string;
-  name: string;
-  git_repo: string | null;
-  /** The push hook token's nonce (services/control-plane/projects/project.ts); null for a project older than nonces, until rotated. */
-  webhook_nonce: string | null;
-  created_at: Date;
-  created_by: string;
-  updated_at: Date;
-  updated_by: string;
-}
-
-export interface ProjectDetailDb {
-  project_detail: ProjectDetailTable;
-}
+import type { ProjectDetailTable } from './projectDetail.table.ts';
 
 export type ProjectDetailRow = Selectable<ProjectDetailTable>;
 
 type ProjectEventData = { slug: string; name?: string; gitRepo?: string; webhookNonce?: string };
 
 /** One project's page: what it is, who created and last changed it. */
-export const projectDetailProjection: Projection<ProjectDetailDb> = {
+export const projectDetailProjection: Projection<ReadModelDatabase> = {
   name: 'project_detail',
   eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectWebhookRotated', 'ProjectDeleted'],
   tables: ['project_detail'],
-  async apply(trx: Transaction<ProjectDetailDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const event of events) {
       const data = event.data as ProjectEventData;
       const at = new Date(event.metadata.at);
@@ -50,6 +36,6 @@ export const projectDetailProjection: Projection<ProjectDetailDb> = {
   },
 };
 
-export function getProject(db: Kysely<ProjectDetailDb>, slug: string): Promise<ProjectDetailRow | undefined> {
+export function getProject(db: ReadModel, slug: string): Promise<ProjectDetailRow | undefined> {
   return db.selectFrom('project_detail').selectAll().where('slug', '=', slug).executeTakeFirst();
 }

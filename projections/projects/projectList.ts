@@ -1,30 +1,19 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface ProjectListTable {
-  slug: string;
-  name: string;
-  git_repo: string | null;
-  /** The push hook token's nonce (services/control-plane/projects/project.ts); null for a project older than nonces, until rotated. */
-  webhook_nonce: string | null;
-  created_at: Date;
-}
-
-export interface ProjectListDb {
-  project_list: ProjectListTable;
-}
+import type { ProjectListTable } from './projectList.table.ts';
 
 export type ProjectListRow = Selectable<ProjectListTable>;
 
 type ProjectEventData = { slug: string; name?: string; gitRepo?: string; webhookNonce?: string };
 
 /** The project list: name search and pages. */
-export const projectListProjection: Projection<ProjectListDb> = {
+export const projectListProjection: Projection<ReadModelDatabase> = {
   name: 'project_list',
   eventTypes: ['ProjectCreated', 'ProjectRepositorySet', 'ProjectWebhookRotated', 'ProjectDeleted'],
   tables: ['project_list'],
-  async apply(trx: Transaction<ProjectListDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const event of events) {
       const data = event.data as ProjectEventData;
       if (event.type === 'ProjectCreated') {
@@ -52,7 +41,7 @@ export interface ProjectPage {
 }
 
 /** One page of projects whose name contains `q` (case-insensitive), by name. */
-export async function listProjects(db: Kysely<ProjectListDb>, { q = '', page = 1, pageSize = 20 }: { q?: string; page?: number; pageSize?: number }): Promise<ProjectPage> {
+export async function listProjects(db: ReadModel, { q = '', page = 1, pageSize = 20 }: { q?: string; page?: number; pageSize?: number }): Promise<ProjectPage> {
   const pattern = `%${q.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const matching = db.selectFrom('project_list').where(sql<boolean>`lower(name) like ${pattern}`);
   const [{ total } = { total: 0 }] = await matching.select((eb) => eb.fn.countAll<number>().as('total')).execute();

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { EventStore, RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
-import { readCheckpoint, type CheckpointsDb } from './checkpoints.ts';
+import type { ReadModel } from '../readModel.ts';
+import { readCheckpoint } from './checkpoints.ts';
 import { createRunnerLock, sleep } from './runnerLock.ts';
 
 export interface RunnerStatus {
@@ -18,7 +18,7 @@ export interface RunnerStatus {
 
 export interface RunnerDeps {
   store: EventStore;
-  db: Kysely<CheckpointsDb>;
+  db: ReadModel;
   connectionString: string;
   logger: Logger;
   batchSize: number;

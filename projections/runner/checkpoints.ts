@@ -1,19 +1,7 @@
-import type { ColumnType, Kysely, Transaction } from 'kysely';
-
-export interface CheckpointsTable {
-  name: string;
-  position: number;
-  updated_at: ColumnType<Date, Date | undefined, Date>;
-}
-
-export interface CheckpointsDb {
-  checkpoints: CheckpointsTable;
-}
-
-type Db = Kysely<CheckpointsDb> | Transaction<CheckpointsDb>;
+import type { ReadModel } from '../readModel.ts';
 
 /** The last global position `name` has processed; 0 when it never ran. */
-export async function readCheckpoint(db: Db, name: string): Promise<number> {
+export async function readCheckpoint(db: ReadModel, name: string): Promise<number> {
   const row = await db.selectFrom('checkpoints').select('position').where('name', '=', name).executeTakeFirst();
   return row?.position ?? 0;
 }
@@ -22,7 +10,7 @@ export async function readCheckpoint(db: Db, name: string): Promise<number> {
  * Moves `name` from `from` to `to`. The compare-and-set makes a second writer — a runner that lost
  * its lock without knowing — fail instead of applying a batch twice.
  */
-export async function advanceCheckpoint(db: Db, name: string, from: number, to: number): Promise<void> {
+export async function advanceCheckpoint(db: ReadModel, name: string, from: number, to: number): Promise<void> {
   if (from === 0) {
     await db.insertInto('checkpoints').values({ name, position: 0 }).onConflict((oc) => oc.column('name').doNothing()).execute();
   }
@@ -35,7 +23,7 @@ export async function advanceCheckpoint(db: Db, name: string, from: number, to: 
   if (result.numUpdatedRows !== 1n) throw new CheckpointMovedError(name, from);
 }
 
-export async function resetCheckpoint(db: Db, name: string): Promise<void> {
+export async function resetCheckpoint(db: ReadModel, name: string): Promise<void> {
   await db
     .insertInto('checkpoints')
     .values({ name, position: 0 })

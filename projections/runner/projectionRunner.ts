@@ -1,14 +1,14 @@
-import type { Kysely } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
-import { advanceCheckpoint, type CheckpointsDb } from './checkpoints.ts';
+import type { ReadModel } from '../readModel.ts';
+import { advanceCheckpoint } from './checkpoints.ts';
 import { startCheckpointedRunner, type Runner, type RunnerDeps } from './checkpointedRunner.ts';
 import { eventsFor, type Projection, type Reactor } from './projection.ts';
 
 /** Returns a function that applies one batch and moves the checkpoint in a single transaction. */
-export function projectionBatchApplier(projection: Projection, db: Kysely<CheckpointsDb>) {
+export function projectionBatchApplier(projection: Projection, db: ReadModel) {
   const relevantOf = eventsFor(projection.eventTypes);
   return async (batch: RecordedEvent[], from: number, to: number): Promise<void> => {
-    await (db as Kysely<any>).transaction().execute(async (trx) => {
+    await db.transaction().execute(async (trx) => {
       const relevant = relevantOf(batch);
       if (relevant.length > 0) await projection.apply(trx, relevant);
       await advanceCheckpoint(trx, projection.name, from, to);

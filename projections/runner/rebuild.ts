@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
-import { resetCheckpoint, type CheckpointsDb } from './checkpoints.ts';
+import type { ReadModel } from '../readModel.ts';
+import { resetCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { projectionBatchApplier } from './projectionRunner.ts';
 import { createRunnerLock } from './runnerLock.ts';
@@ -8,7 +9,7 @@ import { createRunnerLock } from './runnerLock.ts';
 export interface RebuildDeps {
   store: EventStore;
   /** The read-model database (schema `read_model`). */
-  db: Kysely<CheckpointsDb>;
+  db: ReadModel;
   connectionString: string;
   batchSize: number;
 }
@@ -27,8 +28,7 @@ export async function rebuildProjection(projection: Projection, deps: RebuildDep
     throw new Error(`projection ${projection.name} is running in another process: stop the projector, then rebuild`);
   }
   try {
-    const db = deps.db as Kysely<any>;
-    await db.transaction().execute(async (trx) => {
+    await deps.db.transaction().execute(async (trx) => {
       for (const table of projection.tables) await sql`truncate table ${sql.table(`read_model.${table}`)}`.execute(trx);
       await resetCheckpoint(trx, projection.name);
     });

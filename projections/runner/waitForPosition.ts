@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import { readCheckpoint, type CheckpointsDb } from './checkpoints.ts';
+import type { ReadModel } from '../readModel.ts';
+import { readCheckpoint } from './checkpoints.ts';
 
 export class ProjectionTimeoutError extends Error {
   override readonly name = 'ProjectionTimeoutError';
@@ -18,7 +18,7 @@ export class ProjectionTimeoutError extends Error {
  * so a page rendered next shows the write that produced it. Bounded: throws after `timeoutMs`.
  */
 export async function waitForPosition(
-  db: Kysely<CheckpointsDb>,
+  db: ReadModel,
   projection: string,
   position: number,
   { timeoutMs = 5000 }: { timeoutMs?: number } = {},

@@ -1,29 +1,16 @@
-import type { Kysely, Transaction } from 'kysely';
 import { streamCategory, type RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface StreamActivityTable {
-  stream_id: string;
-  category: string;
-  version: number;
-  last_event_type: string;
-  last_event_at: Date;
-  last_actor: string;
-}
-
-export interface StreamActivityDb {
-  stream_activity: StreamActivityTable;
-}
 
 /**
  * Every stream's latest version and last event: what happened recently, and to what. Reads every
  * event type, which also makes it the simplest replay benchmark.
  */
-export const streamActivityProjection: Projection<StreamActivityDb> = {
+export const streamActivityProjection: Projection<ReadModelDatabase> = {
   name: 'stream_activity',
   eventTypes: 'all',
   tables: ['stream_activity'],
-  async apply(trx: Transaction<StreamActivityDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     // Only the newest event of each stream in the batch matters: one row per stream, one statement.
     const latest = new Map<string, RecordedEvent>();
     for (const event of events) latest.set(event.stream, event);
@@ -51,7 +38,7 @@ export const streamActivityProjection: Projection<StreamActivityDb> = {
 };
 
 /** The most recently active streams, optionally of one category. */
-export async function recentActivity(db: Kysely<StreamActivityDb>, { category, limit = 50 }: { category?: string; limit?: number } = {}) {
+export async function recentActivity(db: ReadModel, { category, limit = 50 }: { category?: string; limit?: number } = {}) {
   let query = db.selectFrom('stream_activity').selectAll().orderBy('last_event_at', 'desc').limit(limit);
   if (category) query = query.where('category', '=', category);
   return query.execute();

@@ -1,32 +1,20 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Role } from '#shared/auth/roles.ts';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface UsersTable {
-  user_id: string;
-  email: string;
-  role: Role;
-  active: boolean;
-  source: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface UsersDb {
-  users: UsersTable;
-}
+import type { UsersTable } from './users.table.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
 type UserEventData = { userId: string; email?: string; role?: Role; source?: string };
 
 /** Users by e-mail and id, for sign-in and authorization. */
-export const usersProjection: Projection<UsersDb> = {
+export const usersProjection: Projection<ReadModelDatabase> = {
   name: 'users',
   eventTypes: ['UserRegistered', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated'],
   tables: ['users'],
-  async apply(trx: Transaction<UsersDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const event of events) {
       const data = event.data as UserEventData;
       const at = new Date(event.metadata.at);
@@ -53,15 +41,15 @@ export const usersProjection: Projection<UsersDb> = {
   },
 };
 
-export function findUserByEmail(db: Kysely<UsersDb>, email: string): Promise<UserRow | undefined> {
+export function findUserByEmail(db: ReadModel, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
 }
 
-export function findUserById(db: Kysely<UsersDb>, userId: string): Promise<UserRow | undefined> {
+export function findUserById(db: ReadModel, userId: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
-export async function hasActiveAdmin(db: Kysely<UsersDb>): Promise<boolean> {
+export async function hasActiveAdmin(db: ReadModel): Promise<boolean> {
   const row = await db.selectFrom('users').select('user_id').where('role', '=', 'admin').where('active', '=', true).limit(1).executeTakeFirst();
   return row !== undefined;
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { startControlPlaneProcess } from '#services/control-plane/controlPlaneProcess.ts';
 import { identityService } from '#services/control-plane/identity/identityService.ts';
@@ -39,10 +40,10 @@ async function platform(clusterUrl: string, dataDir: string, withExecutor: boole
   const running: ForjaProcess[] = [];
   for (const start of starters) running.push(await start(infra, config, silentLogger));
   await migrateSecrets(infra.db);
-  const identity = identityService({ store: infra.store, passwords: passwordStore(infra.db, createSecretBox(resolvePlatformSecrets(config).masterKey)), readModel: infra.db.withSchema('read_model') });
+  const identity = identityService({ store: infra.store, passwords: passwordStore(infra.db, createSecretBox(resolvePlatformSecrets(config).masterKey)), readModel: readModelOf(infra.db) });
   const at = new Date().toISOString();
   const registered = await identity.register({ email: EMAIL, role: 'developer', source: 'cli', password: PASSWORD }, { correlationId: 'bench', causationId: 'bench', actor: 'system', at });
-  await waitForPosition(infra.db.withSchema('read_model'), 'users', registered.lastGlobalPosition ?? 0);
+  await waitForPosition(readModelOf(infra.db), 'users', registered.lastGlobalPosition ?? 0);
   const api = running.find((proc) => proc.name === 'control-plane')!.url!;
   const auth = `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`;
   const create = async (name: string) => {

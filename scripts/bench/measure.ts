@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createKysely, createPool } from '#shared/db.ts';
 import { createPgEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
-import type { CheckpointsDb } from '#projections/runner/checkpoints.ts';
+import type { ReadModelDatabase } from '#projections/readModel.ts';
 import { rebuildProjection } from '#projections/runner/rebuild.ts';
 import { streamActivityProjection } from '#projections/streamActivity/streamActivity.ts';
 import { benchEvent, benchPool, expectedVersionOf, progress, streamOf, warmPool, type Figure, type Workload } from './workload.ts';
@@ -57,7 +57,7 @@ export async function measureReadAll(url: string, pageSize: number): Promise<Fig
 export async function measureReplays(url: string, batchSizes: readonly number[]): Promise<Figure[]> {
   const pool = createPool(url, { max: 2, applicationName: 'forja-bench' });
   const store = createPgEventStore({ pool, connectionString: url });
-  const db = createKysely<CheckpointsDb>(pool).withSchema('read_model');
+  const db = createKysely<ReadModelDatabase>(pool).withSchema('read_model');
   try {
     await warmPool(pool, 2);
     const figures: Figure[] = [];

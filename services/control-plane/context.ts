@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ReadModelHandle } from '#projections/readModel.ts';
 import type { UserRow } from '#projections/users/users.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
@@ -10,12 +11,8 @@ import type { ProjectService } from './projects/projectService.ts';
 
 /** What the control-plane's routes work with. */
 export interface ControlPlaneContext {
-  /**
-   * Schema `read_model`. Each read model's query functions type their own tables; Kysely's
-   * database type is invariant, so the one shared handle is untyped.
-   */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  readModel: Kysely<any>;
+  /** Schema `read_model` (projections/readModel.ts). */
+  readModel: ReadModelHandle;
   /** The whole database, for /health. */
   db: Kysely<unknown>;
   store: EventStore;

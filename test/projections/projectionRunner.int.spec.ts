@@ -1,9 +1,9 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { migrateReadModel } from '#projections/migrations/index.ts';
-import type { CheckpointsDb } from '#projections/runner/checkpoints.ts';
+import type { ReadModel, ReadModelDatabase } from '#projections/readModel.ts';
 import { readCheckpoint } from '#projections/runner/checkpoints.ts';
 import { startProjection } from '#projections/runner/projectionRunner.ts';
 import { rebuildProjection } from '#projections/runner/rebuild.ts';
@@ -24,7 +24,7 @@ describe('projection runner', function () {
   let url: string;
   let pool: Pool;
   let store: EventStore;
-  let readModel: Kysely<CheckpointsDb>;
+  let readModel: ReadModel;
   let deps: Parameters<typeof startProjection>[1];
 
   before(async () => {
@@ -33,7 +33,7 @@ describe('projection runner', function () {
     await migrateEventStore(pool);
     await migrateReadModel(createKysely(pool));
     store = createPgEventStore({ pool, connectionString: url, pollIntervalMs: 100 });
-    readModel = createKysely<CheckpointsDb>(pool).withSchema('read_model');
+    readModel = createKysely<ReadModelDatabase>(pool).withSchema('read_model');
     deps = { store, db: readModel, connectionString: url, logger: silentLogger, batchSize: 50, retryMs: 100 };
   });
   after(async () => {
@@ -60,7 +60,7 @@ describe('projection runner', function () {
     try {
       const last = await appendMany(3, 25);
       await waitForPosition(readModel, 'stream_activity', last, { timeoutMs: 10_000 });
-      const activity = await readModel.selectFrom('stream_activity' as never).selectAll().where('version' as never, '=', 25 as never).execute();
+      const activity = await readModel.selectFrom('stream_activity').selectAll().where('version', '=', 25).execute();
       expect(activity.length).to.be.at.least(3);
       const status = await runner.status();
       expect(status).to.include({ name: 'stream_activity', kind: 'projection', active: true, lag: 0 });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { Kysely } from 'kysely';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { workRelayReactor, type WorkMessageBody } from '#projections/reactors/workRelay.ts';
-import type { CheckpointsDb } from '#projections/runner/checkpoints.ts';
+import type { ReadModel, ReadModelDatabase } from '#projections/readModel.ts';
 import { startReactor } from '#projections/runner/projectionRunner.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import type { Bus } from '#shared/bus/bus.ts';
@@ -23,7 +22,7 @@ describe('work relay reactor', function () {
   let pool: Pool;
   let store: EventStore;
   let bus: Bus;
-  let readModel: Kysely<CheckpointsDb>;
+  let readModel: ReadModel;
 
   before(async () => {
     url = await createTestDatabase('relay');
@@ -31,7 +30,7 @@ describe('work relay reactor', function () {
     await migrateEventStore(pool);
     await migrateReadModel(createKysely(pool));
     store = createPgEventStore({ pool, connectionString: url, pollIntervalMs: 100 });
-    readModel = createKysely<CheckpointsDb>(pool).withSchema('read_model');
+    readModel = createKysely<ReadModelDatabase>(pool).withSchema('read_model');
   });
   beforeEach(() => {
     bus = createMemoryBus();

@@ -1,6 +1,7 @@
 import { createKysely, createPool } from '#shared/db.ts';
 import { createPgEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
 import { silentLogger } from '#shared/log.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { startProjection } from '#projections/runner/projectionRunner.ts';
 import { recordingProjection } from './slowProjection.ts';
 
@@ -10,7 +11,7 @@ const pool = createPool(url);
 const store = createPgEventStore({ pool, connectionString: url, pollIntervalMs: 100 });
 startProjection(recordingProjection(name, table, Number(stallAt)), {
   store,
-  db: createKysely<any>(pool).withSchema('read_model'),
+  db: readModelOf(createKysely(pool)),
   connectionString: url,
   logger: silentLogger,
   batchSize: 100,

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { ReadModel } from '#projections/readModel.ts';
 import type { Projection } from '#projections/runner/projection.ts';
 
 /**
@@ -24,6 +25,6 @@ export function recordingProjection(name: string, table: string, stallAt?: numbe
   };
 }
 
-export async function createRecordingTable(db: Kysely<any>, table: string): Promise<void> {
+export async function createRecordingTable(db: ReadModel, table: string): Promise<void> {
   await sql`create table if not exists read_model.${sql.raw(table)} (global_position bigint not null, stream_id text not null)`.execute(db);
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { CheckpointsDb } from '#projections/runner/checkpoints.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
-import { hasActiveAdmin, type UsersDb } from '#projections/users/users.ts';
+import { hasActiveAdmin } from '#projections/users/users.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { generatePassword } from '#shared/secrets/passwords.ts';
@@ -19,19 +18,19 @@ export const FIRST_ADMIN_EMAIL = 'admin@forja.local';
  */
 export const startFirstAdminBootstrap: StartProcess = async (infra, config, logger) => {
   await migrateSecrets(infra.db);
-  const readModel = infra.db.withSchema('read_model');
+  const readModel = readModelOf(infra.db);
   const head = await infra.store.headPosition();
   let message: string;
   try {
-    await waitForPosition(readModel as Kysely<CheckpointsDb>, 'users', head, { timeoutMs: 15_000 });
-    if (await hasActiveAdmin(readModel as Kysely<UsersDb>)) {
+    await waitForPosition(readModel, 'users', head, { timeoutMs: 15_000 });
+    if (await hasActiveAdmin(readModel)) {
       message = 'an active admin exists';
     } else {
       const password = generatePassword();
       const identity = identityService({
         store: infra.store,
         passwords: passwordStore(infra.db, createSecretBox(resolvePlatformSecrets(config).masterKey)),
-        readModel: readModel as Kysely<UsersDb>,
+        readModel,
       });
       const id = randomUUID();
       const metadata = { correlationId: id, causationId: id, actor: 'system', at: new Date().toISOString(), via: 'bootstrap' };
@@ -42,7 +41,7 @@ export const startFirstAdminBootstrap: StartProcess = async (infra, config, logg
         await identity.setPassword(FIRST_ADMIN_EMAIL, password, metadata);
         return undefined;
       });
-      if (registered) await waitForPosition(readModel as Kysely<CheckpointsDb>, 'users', registered.lastGlobalPosition ?? head, { timeoutMs: 15_000 });
+      if (registered) await waitForPosition(readModel, 'users', registered.lastGlobalPosition ?? head, { timeoutMs: 15_000 });
       message = `created ${FIRST_ADMIN_EMAIL} with password ${password}  (shown once; change it with npm run user -- set-password)`;
     }
   } catch (error) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { findUserByEmail, type UserRow, type UsersDb } from '#projections/users/users.ts';
+import type { ReadModel } from '#projections/readModel.ts';
+import { findUserByEmail, type UserRow } from '#projections/users/users.ts';
 import type { Role } from '#shared/auth/roles.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
@@ -13,7 +13,7 @@ export interface IdentityDeps {
   store: EventStore;
   passwords: PasswordStore;
   /** The read model (schema `read_model`). */
-  readModel: Kysely<UsersDb>;
+  readModel: ReadModel;
 }
 
 /**

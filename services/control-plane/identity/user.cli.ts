@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
-import type { UsersDb } from '#projections/users/users.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { isRole, ROLES, type Role } from '#shared/auth/roles.ts';
 import { loadConfigOrExit } from '#shared/config/config.ts';
 import { DomainError } from '#shared/decider/decider.ts';
@@ -49,7 +48,7 @@ await migrateSecrets(infra.db);
 const identity = identityService({
   store: infra.store,
   passwords: passwordStore(infra.db, createSecretBox(resolvePlatformSecrets(config).masterKey)),
-  readModel: infra.db.withSchema('read_model') as Kysely<UsersDb>,
+  readModel: readModelOf(infra.db),
 });
 const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString(), via: 'cli' };
 let exitCode = 0;

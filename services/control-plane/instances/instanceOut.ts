@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ReadModelHandle } from '#projections/readModel.ts';
 import { getInstance, isBehind, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
 import { jobStepsOf } from '#projections/instances/instanceJobSteps.ts';
 import type { InstanceListRow } from '#projections/instances/instanceList.ts';
@@ -28,8 +28,7 @@ export function instanceOut(row: InstanceListRow) {
 }
 
 /** InstanceOut with the detail fields: where it runs, the commit against its branch head, and the current job's steps. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shared read-model handle, see ControlPlaneContext
-export async function instanceDetailOut(readModel: Kysely<any>, row: InstanceDetailRow) {
+export async function instanceDetailOut(readModel: ReadModelHandle, row: InstanceDetailRow) {
   const steps = await jobStepsOf(readModel, row.job_id);
   return {
     ...instanceOut(row),
@@ -49,8 +48,7 @@ export async function instanceDetailOut(readModel: Kysely<any>, row: InstanceDet
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-export async function instanceOr404(readModel: Kysely<any>, slug: string): Promise<InstanceDetailRow> {
+export async function instanceOr404(readModel: ReadModelHandle, slug: string): Promise<InstanceDetailRow> {
   const row = await getInstance(readModel, slug);
   if (!row) throw new HttpError(404, `no instance ${slug}`);
   return row;

@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
 import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
 import { listRecordedLoads, type RecordedLoad } from '#projections/padronLoads/padronLoadsQuery.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { parseFlags, parseState } from './flags.ts';
 
 /** `npm run padron -- loads [--state X] [--json]`: the padron_loads read model, newest first. */
@@ -12,7 +13,7 @@ export async function runLoadsCommand(argv: readonly string[]): Promise<number> 
   const config = loadConfigOrExit();
   const infra = await openInfrastructureOrExit(config, createLogger(config, 'padron'), 'padron loads');
   try {
-    const { loads, lag } = await listRecordedLoads(infra.pool, await infra.store.headPosition(), state);
+    const { loads, lag } = await listRecordedLoads(readModelOf(infra.db), await infra.store.headPosition(), state);
     if (flags.has('json')) {
       process.stdout.write(`${JSON.stringify({ loads, lag })}\n`);
       return 0;
