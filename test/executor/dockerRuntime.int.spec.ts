@@ -133,11 +133,39 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     // Without --stop-after-init the stand-in keeps serving: only the abort ends this run.
     const run = runtime.runOnce(spec, ['--http-port', String(await freePort())], controller.signal);
     await waitUntil(() => existsSync(spec.logFile) && readFileSync(spec.logFile, 'utf8').includes('HTTP service'), 'the run to serve', 20_000);
+    const started = Date.now();
     controller.abort();
     await run.then(
       () => expect.fail('an aborted run should reject'),
       (error: Error) => expect(error.name).to.equal('AbortError'),
     );
+    expect(Date.now() - started, 'SIGTERM, SIGKILL after 3 s at most').to.be.below(5_000);
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+  });
+
+  it('replaces a one-shot container an earlier executor left running, and stop and destroy remove one', async () => {
+    const spec = await newSpec();
+    const oneShot = docker.getContainer(`forja-${spec.slug}-oneshot`);
+    /** A run that serves until removed: what a dead executor's run looks like to the next one (whether its promise resolves or rejects is nobody's concern). */
+    const leftBehind = async () => {
+      const run = runtime.runOnce(spec, ['--http-port', String(await freePort())]).catch(() => undefined);
+      await waitUntil(() => oneShot.inspect().then((info) => info.State.Running, () => false), 'the one-shot container to run', 20_000);
+      return { run };
+    };
+    const first = await leftBehind();
+    await runtime.runOnce(spec, ['-i', 'base', '--stop-after-init']);
+    expect(await installedModules(spec.database)).to.deep.equal(['base']);
+    await first.run;
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+
+    const second = await leftBehind();
+    await runtime.stop(spec.slug);
+    await second.run;
+    expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
+
+    const third = await leftBehind();
+    await runtime.destroy(spec.slug);
+    await third.run;
     expect(await docker.listContainers({ all: true, ...byLabel(spec.slug) })).to.deep.equal([]);
   });
 

@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import { checkoutCommit as checkoutAnyhow, GitSourceError, resolveBranchHead as resolveAnyhow, type GitOptions } from '#services/executor/source/gitSource.ts';
 import { commitAndPush, createBareRepo, git, pushCommit, serveOverGitProtocol, type BareRepo } from '#test/support/bareRepo.ts';
 import { runDir } from '#test/support/runDir.ts';
+import { waitUntil } from '#test/support/wait.ts';
+import { recordedPids, running } from './fixtures/processes.ts';
 
 /** What the test platforms allow: repositories in temporary folders, and servers of these tests on 127.0.0.1. */
 const access = { fileRoots: [tmpdir()], allowHosts: ['127.0.0.1'] };
@@ -101,6 +103,21 @@ describe('the executor’s git source', function () {
         silent.close();
         for (const socket of sockets) socket.destroy();
       }
+    });
+    it('stops git and the helpers it started as a process group: SIGTERM, then SIGKILL for those that ignore it', async function () {
+      this.timeout(15_000);
+      const bin = runDir('hanging-ssh');
+      const pidFile = join(bin, 'pids');
+      // An ssh that hangs and ignores SIGTERM, as does the child it starts.
+      await writeFile(join(bin, 'ssh'), `#!/bin/sh\ntrap '' TERM\necho $$ > '${pidFile}'\nsleep 60 & echo $! >> '${pidFile}'\nwait\n`, { mode: 0o755 });
+      const controller = new AbortController();
+      const resolving = failure(resolveBranchHead('ssh://git@127.0.0.1:1/acme/erp.git', 'main', { signal: controller.signal, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }));
+      await waitUntil(() => recordedPids(pidFile).length === 2, 'ssh and its child to start');
+      const started = Date.now();
+      controller.abort();
+      expect((await resolving).kind).to.equal('aborted');
+      expect(Date.now() - started, 'SIGKILL after the 5 s grace').to.be.within(4_500, 6_500);
+      expect(recordedPids(pidFile).filter(running), 'helpers left').to.deep.equal([]);
     });
   });
 

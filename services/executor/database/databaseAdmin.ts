@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { INSTANCE_ROLE_ATTRIBUTES, type InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
+import { openSession, type SessionOptions } from './openSession.ts';
 
 /**
  * Statements on the server as a whole (create, drop, look up databases and roles), run from the
@@ -19,10 +20,9 @@ export interface DatabaseAdmin {
   ensureRole(owner: InstanceCredentials): Promise<void>;
 }
 
-export function databaseAdmin(adminUrl: string, log: Writable): DatabaseAdmin {
+export function databaseAdmin(adminUrl: string, log: Writable, session: SessionOptions = {}): DatabaseAdmin {
   async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: adminUrl, application_name: 'forja-executor' });
-    await client.connect();
+    const client = await openSession(adminUrl, session);
     try {
       return await work(client);
     } finally {

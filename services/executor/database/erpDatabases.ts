@@ -1,6 +1,7 @@
-import type { Writable } from 'node:stream';
-import pg from 'pg';
+import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { cancellingOnAbort } from './cancelBackends.ts';
 import { databaseAdmin } from './databaseAdmin.ts';
 import { checkedDatabaseName } from './databaseName.ts';
 import type { DumpFormat } from './dumpFormat.ts';
@@ -8,7 +9,8 @@ import type { InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
 import { type ModuleState, readModuleStates } from './moduleStates.ts';
 import { type Neutralized, neutralizeDatabase } from './neutralize.ts';
-import { parsePgUrl, urlAs } from './pgServer.ts';
+import { openSession } from './openSession.ts';
+import { DEFAULT_APPLICATION_NAME, parsePgUrl, urlAs } from './pgServer.ts';
 import { pgTools } from './pgTools.ts';
 
 export interface ErpDatabasesOptions {
@@ -18,6 +20,21 @@ export interface ErpDatabasesOptions {
   log: Writable;
   /** The role that owns an instance database, and the only one that connects to it. */
   credentials: (database: string) => InstanceCredentials;
+  /**
+   * The job's signal. When it fires, the pg tools' process groups are stopped, every session
+   * tagged `applicationName` is cancelled (then terminated after `cancelGraceMs`) from a separate
+   * admin session, and the operation rejects with the abort's reason (abortError).
+   */
+  signal?: AbortSignal;
+  /**
+   * application_name of every session opened, the pg tools' included (PGAPPNAME): the runner
+   * passes `forja-job-<jobId>`. Printable ASCII, at most 63 characters (the server would alter
+   * anything else, and the cancel would miss it). Default `forja-executor`; with a `signal` but no
+   * name, `forja-executor-<random>`, so that an abort never cancels another job's sessions.
+   */
+  applicationName?: string;
+  /** How long cancelled statements get to end before their sessions are terminated; default 2 s. */
+  cancelGraceMs?: number;
 }
 
 /**
@@ -47,19 +64,31 @@ export interface ErpDatabases {
   moduleStates(name: string, modules: readonly string[]): Promise<ModuleState[]>;
 }
 
-export function erpDatabases({ adminUrl, log, credentials }: ErpDatabasesOptions): ErpDatabases {
+/** What the server keeps of an application_name unchanged. */
+const APPLICATION_NAME = /^[\x20-\x7e]{1,63}$/;
+
+export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs }: ErpDatabasesOptions): ErpDatabases {
   const server = parsePgUrl(adminUrl);
-  const admin = databaseAdmin(adminUrl, log);
-  const tools = pgTools(server, log);
+  const appName = applicationName ?? (signal ? `${DEFAULT_APPLICATION_NAME}-${randomBytes(6).toString('hex')}` : DEFAULT_APPLICATION_NAME);
+  if (!APPLICATION_NAME.test(appName)) throw new Error(`not a usable application_name (printable ASCII, at most 63 characters): ${JSON.stringify(appName)}`);
+  const session = { applicationName: appName, ...(signal ? { signal } : {}) };
+  const admin = databaseAdmin(adminUrl, log, session);
+  const tools = pgTools(server, log, session);
   const checked = (name: string) => checkedDatabaseName(name, server.maintenanceDatabase);
   const owned = (name: string) => ({ name: checked(name), owner: credentials(checked(name)) });
   /** Inside an instance database Forja is its role: triggers and views there run with no more rights than the ERP's. */
   const urlOf = (name: string) => urlAs(adminUrl, owned(name).name, owned(name).owner);
 
+  /** An abort cancels the job's sessions on the server: a statement of ours, a pg tool's (see cancelBackends). */
+  const abortable = <T>(what: string, work: () => Promise<T>): Promise<T> =>
+    signal
+      ? cancellingOnAbort(what, work, { signal, adminUrl, applicationName: appName, report: (line) => logLine(log, line), ...(cancelGraceMs === undefined ? {} : { graceMs: cancelGraceMs }) })
+      : work();
+
   /** Writes a failure to the log before passing it on: the log is what the operator reads. */
-  async function logged<T>(work: () => Promise<T>): Promise<T> {
+  async function logged<T>(what: string, work: () => Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await abortable(what, work);
     } catch (error) {
       logLine(log, `FAILED: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
@@ -67,13 +96,13 @@ export function erpDatabases({ adminUrl, log, credentials }: ErpDatabasesOptions
   }
 
   return {
-    exists: (name) => admin.exists(checked(name)),
-    drop: (name) => logged(() => admin.drop(checked(name))),
-    recreate: (name) => logged(() => admin.recreate(checked(name), owned(name).owner)),
-    ensureRole: (name) => logged(() => admin.ensureRole(owned(name).owner)),
+    exists: (name) => abortable(`looking up database ${name}`, () => admin.exists(checked(name))),
+    drop: (name) => logged(`dropping database ${name}`, () => admin.drop(checked(name))),
+    recreate: (name) => logged(`recreating database ${name}`, () => admin.recreate(checked(name), owned(name).owner)),
+    ensureRole: (name) => logged(`setting up the role of ${name}`, () => admin.ensureRole(owned(name).owner)),
 
     clone: (from, to) =>
-      logged(async () => {
+      logged(`copying database ${from} to ${to}`, async () => {
         if (checked(from) === checked(to)) throw new Error(`cannot copy database ${from} onto itself`);
         if (!(await admin.exists(from))) throw new Error(`cannot copy database ${from} to ${to}: database ${from} does not exist`);
         await admin.recreate(to, owned(to).owner);
@@ -81,7 +110,7 @@ export function erpDatabases({ adminUrl, log, credentials }: ErpDatabasesOptions
       }),
 
     restore: (dumpFile, format, to) =>
-      logged(async () => {
+      logged(`restoring ${dumpFile} into ${to}`, async () => {
         checked(to);
         const file = await stat(dumpFile).catch(() => null);
         if (!file?.isFile()) throw new Error(`cannot restore ${dumpFile} into ${to}: no such file`);
@@ -98,12 +127,11 @@ export function erpDatabases({ adminUrl, log, credentials }: ErpDatabasesOptions
         }
       }),
 
-    moduleStates: (name, modules) => logged(() => readModuleStates(urlOf(name), modules)),
+    moduleStates: (name, modules) => logged(`reading the modules of ${name}`, () => readModuleStates(urlOf(name), modules, session)),
 
     neutralize: (name) =>
-      logged(async () => {
-        const client = new pg.Client({ connectionString: urlOf(name), application_name: 'forja-executor' });
-        await client.connect();
+      logged(`neutralizing database ${name}`, async () => {
+        const client = await openSession(urlOf(name), session);
         try {
           logLine(log, `neutralizing database ${name}`);
           const skipped: string[] = [];

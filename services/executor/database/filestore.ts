@@ -1,6 +1,7 @@
 import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Writable } from 'node:stream';
+import { throwIfAborted } from '../abortError.ts';
 import { DEFAULT_FILESTORE_LIMITS, type FilestoreLimits } from './filestoreLimits.ts';
 import { logLine } from './logLine.ts';
 import { unpackFilestore } from './unpackFilestore.ts';
@@ -13,24 +14,39 @@ export function filestoreDir(dataDir: string, database: string): string {
 /** The ERP spreads attachments over folders named by the first two hex digits of their hash. */
 const HASH_FOLDER = /^[0-9a-f]{2}$/;
 
+/** The job's signal: once it fired, the old filestore is kept and the call rejects with the abort's reason. */
+export interface FilestoreOptions {
+  signal?: AbortSignal;
+}
+
 /**
  * Makes `toDir` a copy of `fromDir`, replacing what was there. The copy is built beside `toDir`
  * and renamed into place, so an interrupted copy never passes for a complete one, and a re-run
  * starts over. A missing `fromDir` (an ERP that never stored an attachment) gives an empty `toDir`.
  */
-export async function copyFilestore(fromDir: string, toDir: string, log: Writable): Promise<{ files: number; sourceExisted: boolean }> {
+export async function copyFilestore(fromDir: string, toDir: string, log: Writable, { signal }: FilestoreOptions = {}): Promise<{ files: number; sourceExisted: boolean }> {
   const from = resolve(fromDir);
   const to = resolve(toDir);
   if (from === to || to.startsWith(from + sep) || from.startsWith(to + sep)) throw new Error(`cannot copy filestore ${from} to ${to}: one holds the other`);
+  const what = `copying filestore ${from} to ${to}`;
+  throwIfAborted(signal, what);
   const staging = await freshStaging(to);
   const sourceExisted = (await lstat(from).catch(() => null)) !== null;
   try {
     if (sourceExisted) {
       logLine(log, `copying filestore ${from} to ${to}`);
-      await cp(from, staging, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false });
+      // cp takes no signal; its filter, asked before each file, stops it.
+      const stopOnAbort = {
+        filter: () => {
+          throwIfAborted(signal, what);
+          return true;
+        },
+      };
+      await cp(from, staging, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false, ...stopOnAbort });
     } else {
       logLine(log, `filestore ${from} does not exist: ${to} starts empty`);
     }
+    throwIfAborted(signal, what);
     return { files: await replaceWith(staging, staging, to, log), sourceExisted };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
@@ -46,12 +62,20 @@ export async function copyFilestore(fromDir: string, toDir: string, log: Writabl
  * never fills the disk), or holds a path leading out of the folder, a link or a special file (see
  * unpackFilestore).
  */
-export async function extractFilestore(archiveFile: string, toDir: string, log: Writable, limits: FilestoreLimits = DEFAULT_FILESTORE_LIMITS): Promise<{ files: number }> {
+export async function extractFilestore(
+  archiveFile: string,
+  toDir: string,
+  log: Writable,
+  limits: FilestoreLimits = DEFAULT_FILESTORE_LIMITS,
+  { signal }: FilestoreOptions = {},
+): Promise<{ files: number }> {
   const to = resolve(toDir);
+  throwIfAborted(signal, `extracting filestore archive ${archiveFile}`);
   const staging = await freshStaging(to);
   try {
     logLine(log, `extracting filestore archive ${archiveFile} into ${to}`);
-    await unpackFilestore(archiveFile, staging, limits).catch((error: unknown) => {
+    await unpackFilestore(archiveFile, staging, limits, signal).catch((error: unknown) => {
+      throwIfAborted(signal, `extracting filestore archive ${archiveFile}`);
       const message = `cannot extract filestore archive ${archiveFile}: ${error instanceof Error ? error.message : String(error)}`;
       logLine(log, message);
       throw new Error(message, { cause: error });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { openSession, type SessionOptions } from './openSession.ts';
 
 /** One row of the ERP's module registry (`ir_module_module`): `installed`, `uninstalled`, `to install`… */
 export interface ModuleState {
@@ -13,9 +13,8 @@ const UNDEFINED_TABLE = '42P01';
  * The registry rows of `names` in the database at `databaseUrl`; a name the ERP does not know has
  * no row. What the ERP's exit code does not say: it exits 0 after ignoring a module it cannot find.
  */
-export async function readModuleStates(databaseUrl: string, names: readonly string[]): Promise<ModuleState[]> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'forja-executor' });
-  await client.connect();
+export async function readModuleStates(databaseUrl: string, names: readonly string[], session: SessionOptions = {}): Promise<ModuleState[]> {
+  const client = await openSession(databaseUrl, session);
   try {
     const { rows } = await client.query<ModuleState>('select name, state from ir_module_module where name = any($1::varchar[]) order by name', [names]);
     return rows;

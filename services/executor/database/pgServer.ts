@@ -45,12 +45,16 @@ export function urlAs(adminUrl: string, database: string, as: { user: string; pa
   return url.toString();
 }
 
+/** What the executor's sessions call themselves on the server (application_name) unless a job names them. */
+export const DEFAULT_APPLICATION_NAME = 'forja-executor';
+
 /**
  * The environment for pg_dump, pg_restore and psql: the password travels in PGPASSWORD, never on
  * a command line where `ps` shows it. Inherited PG* variables are dropped so a stray PGSERVICE or
- * PGOPTIONS on the executor's host cannot redirect a tool.
+ * PGOPTIONS on the executor's host cannot redirect a tool. PGAPPNAME tags the tool's session, so
+ * aborting a job can find and cancel it on the server.
  */
-export function pgToolEnv(server: PgServer): NodeJS.ProcessEnv {
+export function pgToolEnv(server: PgServer, applicationName = DEFAULT_APPLICATION_NAME): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PG')) env[key] = value;
   return {
@@ -59,7 +63,7 @@ export function pgToolEnv(server: PgServer): NodeJS.ProcessEnv {
     PGPORT: server.port,
     PGUSER: server.user,
     PGPASSWORD: server.password,
-    PGAPPNAME: 'forja-executor',
+    PGAPPNAME: applicationName,
     PGCONNECT_TIMEOUT: '15',
     ...(server.sslmode ? { PGSSLMODE: server.sslmode } : {}),
   };

@@ -6,8 +6,9 @@ import type { InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
 import { privilegeRefusalMessage, privilegeRefusalWatcher } from './privilegeRefusal.ts';
 import { DumpRefusedError, plainDumpFilter } from './plainDumpFilter.ts';
+import { throwIfAborted } from '../abortError.ts';
 import { type PgServer, pgToolEnv } from './pgServer.ts';
-import { type ToolExit, ToolError, startTool, succeeded, toolError } from './toolProcess.ts';
+import { type ToolExit, type ToolOptions, ToolError, startTool, succeeded, toolError } from './toolProcess.ts';
 
 /** A database and the instance role that owns it: the tools connect as that role, never as the admin. */
 export interface OwnedDatabase {
@@ -28,27 +29,41 @@ export interface PgTools {
   restorePlain(dumpFile: string, to: OwnedDatabase): Promise<void>;
 }
 
+export interface PgToolsOptions {
+  /** Stops the tools (process group SIGTERM, then SIGKILL) and rejects with the abort's reason. */
+  signal?: AbortSignal;
+  /** PGAPPNAME of the tools' sessions; default `forja-executor`. */
+  applicationName?: string;
+}
+
 /** Both tools are told to skip the source's owners and grants: its roles need not exist here. */
 const RESTORE_ARGS = ['--no-owner', '--no-acl'];
 
-export function pgTools(server: PgServer, log: Writable): PgTools {
-  const env = (database: OwnedDatabase) => pgToolEnv({ ...server, ...database.owner });
+export function pgTools(server: PgServer, log: Writable, { signal, applicationName }: PgToolsOptions = {}): PgTools {
+  const env = (database: OwnedDatabase) => pgToolEnv({ ...server, ...database.owner }, applicationName);
+  const tool = (command: string, args: string[], options: Omit<ToolOptions, 'log' | 'signal'>) =>
+    startTool(command, args, { ...options, log, ...(signal ? { signal } : {}) });
+  /** The abort's reason when a tool was stopped by it: it comes before what the tools said as they died. */
+  const abortOf = (...results: ToolExit[]) => results.find((result) => result.aborted)?.aborted;
 
   return {
     async copy(source, target) {
       const [from, to] = [source.name, target.name];
       const what = `copying database ${from} to ${to}`;
+      throwIfAborted(signal, what);
       logLine(log, `${what}: pg_dump -Fc | pg_restore ${RESTORE_ARGS.join(' ')}`);
       // Uncompressed: the archive only crosses a local pipe, compressing it would cost CPU for nothing.
-      const dump = startTool('pg_dump', ['--format=custom', '--compress=0', '--dbname', from], { env: env(source), log, stdout: 'pipe' });
+      const dump = tool('pg_dump', ['--format=custom', '--compress=0', '--dbname', from], { env: env(source), stdout: 'pipe' });
       const errors = restoreErrorCounter();
-      const restore = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to], { env: env(target), log, stdin: 'pipe', onStderrLine: errors.see });
+      const restore = tool('pg_restore', [...RESTORE_ARGS, '--dbname', to], { env: env(target), stdin: 'pipe', onStderrLine: errors.see });
       // A tool that dies breaks the pipe; its own exit says why, so the pipe's error is kept only as a last resort.
       const piped = await pipeline(dump.child.stdout!, restore.child.stdin!).then(
         () => null,
         (error: unknown) => error,
       );
       const [dumped, restored] = await Promise.all([dump.exit, restore.exit]);
+      const aborted = abortOf(dumped, restored);
+      if (aborted) throw aborted;
       const failures = [succeeded(dumped) ? null : toolError(what, dumped), restoreFailure(what, restored, errors, log)].filter((e): e is ToolError => e !== null);
       if (failures.length > 0) throw failures.length === 1 ? failures[0] : new Error(failures.map((e) => e.message).join('; '));
       if (piped !== null) throw piped;
@@ -58,10 +73,14 @@ export function pgTools(server: PgServer, log: Writable): PgTools {
     async restoreCustom(dumpFile, target) {
       const to = target.name;
       const what = `restoring ${dumpFile} into ${to}`;
+      throwIfAborted(signal, what);
       logLine(log, `${what}: pg_restore ${RESTORE_ARGS.join(' ')}, as role ${target.owner.user}`);
       const errors = restoreErrorCounter();
-      const { exit } = startTool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env: env(target), log, onStderrLine: errors.see });
-      const failure = restoreFailure(what, await exit, errors, log);
+      const { exit } = tool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env: env(target), onStderrLine: errors.see });
+      const restored = await exit;
+      const aborted = abortOf(restored);
+      if (aborted) throw aborted;
+      const failure = restoreFailure(what, restored, errors, log);
       if (failure) throw failure;
       logLine(log, `restored ${dumpFile} into ${to}`);
     },
@@ -69,18 +88,21 @@ export function pgTools(server: PgServer, log: Writable): PgTools {
     async restorePlain(dumpFile, target) {
       const to = target.name;
       const what = `restoring ${dumpFile} into ${to}`;
+      throwIfAborted(signal, what);
       logLine(log, `${what}: psql -v ON_ERROR_STOP=1, in restricted mode, without owners and grants, as role ${target.owner.user}`);
       // -X: no ~/.psqlrc of the executor's user. Restricted mode starts before the dump's first
       // line, under a key the dump cannot know; the script comes on stdin, through the filter.
       const restrict = `\\restrict ${randomBytes(24).toString('hex')}`;
       const args = ['-X', '--quiet', '--set', 'ON_ERROR_STOP=1', '--dbname', to, '--command', restrict, '--file', '-'];
       const refusals = privilegeRefusalWatcher();
-      const psql = startTool('psql', args, { env: env(target), log, stdin: 'pipe', onStderrLine: refusals.see });
+      const psql = tool('psql', args, { env: env(target), stdin: 'pipe', onStderrLine: refusals.see });
       const piped = await pipeline(createReadStream(dumpFile), plainDumpFilter(), psql.child.stdin!).then(
         () => null,
         (error: unknown) => error,
       );
       const result = await psql.exit;
+      const aborted = abortOf(result);
+      if (aborted) throw aborted;
       if (piped instanceof DumpRefusedError) {
         logLine(log, piped.message);
         throw piped;

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
+import { abortError } from '../abortError.ts';
+import { ABORT_GRACE_MS, stopGroupOnAbort } from '../processGroup.ts';
 import { logLine } from './logLine.ts';
 
 /** How many of a tool's last stderr lines an error carries. */
@@ -27,6 +29,8 @@ export interface ToolExit {
   stderrTail: string[];
   /** Set when the tool could not be started at all (not installed, not executable). */
   spawnError?: Error;
+  /** Set when `signal` stopped the tool: what the operation rejects with (see abortError). */
+  aborted?: Error;
 }
 
 export interface ToolOptions {
@@ -38,14 +42,23 @@ export interface ToolOptions {
   stdout?: 'pipe' | 'ignore';
   /** Sees every stderr line, for callers that judge more than the last few. */
   onStderrLine?: (line: string) => void;
+  /** The job's signal: when it fires the tool's process group gets SIGTERM, then SIGKILL after `killGraceMs`. */
+  signal?: AbortSignal;
+  /** Default 3 s. */
+  killGraceMs?: number;
 }
 
 /**
  * Starts a tool without a shell (arguments are never parsed by one), copying each stderr line to
- * the log. `exit` never rejects: it settles once the process and its stderr are done.
+ * the log. `exit` never rejects: it settles once the process and its stderr are done. The tool
+ * leads a process group of its own, so an abort stops whatever it started too.
  */
 export function startTool(command: string, args: string[], options: ToolOptions): { child: ChildProcess; exit: Promise<ToolExit> } {
-  const child = spawn(command, args, { env: options.env ?? process.env, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'] });
+  const child = spawn(command, args, { env: options.env ?? process.env, detached: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'] });
+  const graceMs = options.killGraceMs ?? ABORT_GRACE_MS;
+  const abort = stopGroupOnAbort(child, options.signal, graceMs, () =>
+    logLine(options.log, `${command}: aborted, stopping it (SIGTERM, SIGKILL after ${graceMs} ms)`),
+  );
   const tail: string[] = [];
   let spawnError: Error | undefined;
   child.on('error', (error) => {
@@ -59,13 +72,17 @@ export function startTool(command: string, args: string[], options: ToolOptions)
     tail.push(line);
     if (tail.length > TAIL_LINES) tail.shift();
   });
-  const exit = Promise.all([once(lines, 'close'), closed(child)]).then(([, [code, signal]]) => ({
-    tool: command,
-    code,
-    signal,
-    stderrTail: tail,
-    ...(spawnError ? { spawnError } : {}),
-  }));
+  const exit = Promise.all([once(lines, 'close'), closed(child)]).then(async ([, [code, signal]]) => {
+    await abort.finish();
+    return {
+      tool: command,
+      code,
+      signal,
+      stderrTail: tail,
+      ...(spawnError ? { spawnError } : {}),
+      ...(abort.stopped() && options.signal ? { aborted: abortError(options.signal, command) } : {}),
+    };
+  });
   return { child, exit };
 }
 
@@ -77,15 +94,16 @@ function closed(child: ChildProcess): Promise<[number | null, NodeJS.Signals | n
   });
 }
 
-/** Runs a tool to its end; rejects with a ToolError unless it exits 0. */
+/** Runs a tool to its end; rejects with a ToolError unless it exits 0, or with the abort's reason (see abortError) when `signal` stopped it. */
 export async function runTool(command: string, args: string[], options: ToolOptions & { what: string }): Promise<void> {
   const { exit } = startTool(command, args, options);
   const result = await exit;
+  if (result.aborted) throw result.aborted;
   if (!succeeded(result)) throw toolError(options.what, result);
 }
 
 export function succeeded(result: ToolExit): boolean {
-  return result.code === 0 && result.spawnError === undefined;
+  return result.code === 0 && result.spawnError === undefined && result.aborted === undefined;
 }
 
 /** `<what>: <tool> exited with 1: <last stderr lines>`, or why it could not start. */

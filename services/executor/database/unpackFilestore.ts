@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { throwIfAborted } from '../abortError.ts';
 import { filestoreEntries } from './filestoreEntries.ts';
 import { type FilestoreLimits, filestoreRefusal } from './filestoreLimits.ts';
 import { safeEntryPath } from './safeEntryPath.ts';
@@ -13,9 +14,9 @@ const CREATE_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC |
  * before a byte of it is written: the entry that takes the archive past `limits`, a path leading
  * out of `into`, and links and special files (the ERP would serve whatever a link points to as an
  * attachment). Owners and modes in the archive are ignored: files get 0644 and folders 0755, less
- * the umask. Throws on the first problem; the caller removes `into`.
+ * the umask. Throws on the first problem, or once `signal` fired; the caller removes `into`.
  */
-export async function unpackFilestore(archive: string, into: string, limits: FilestoreLimits): Promise<void> {
+export async function unpackFilestore(archive: string, into: string, limits: FilestoreLimits, signal?: AbortSignal): Promise<void> {
   const archiveBytes = (await stat(archive)).size;
   const totals = { entries: 0, bytes: 0 };
   const folders = new Set<string>();
@@ -25,6 +26,7 @@ export async function unpackFilestore(archive: string, into: string, limits: Fil
     folders.add(path);
   };
   for await (const entry of filestoreEntries(archive)) {
+    throwIfAborted(signal, `extracting filestore archive ${archive}`);
     const path = safeEntryPath(entry.name);
     if ('refused' in path) throw new Error(`${entry.name} ${path.refused}`);
     if (path.parts.length === 0) continue;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { GitAccess } from '#shared/git/gitAccess.ts';
 import { gitTarget } from '#shared/git/gitTarget.ts';
+import { stopGroupOnAbort } from '../processGroup.ts';
 
 /** How the executor's git calls run. Every field is optional. */
 export interface GitOptions {
@@ -132,40 +133,24 @@ export function runGit(args: readonly string[], run: RunGitOptions): Promise<Git
     const child = spawn('git', args, { cwd: run.cwd, env: run.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let killTimer: NodeJS.Timeout | undefined;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEPT);
       run.log?.write(maskCredentials(chunk));
     });
-    const stop = () => {
-      signalGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
-      killTimer.unref();
-    };
-    run.signal.addEventListener('abort', stop, { once: true });
+    const abort = stopGroupOnAbort(child, run.signal, KILL_GRACE_MS);
     child.once('error', (error) => {
-      run.signal.removeEventListener('abort', stop);
-      reject(new GitSourceError('failed', `cannot run git: ${error.message}`));
+      void abort.finish().then(() => reject(new GitSourceError('failed', `cannot run git: ${error.message}`)));
     });
     child.once('close', (code) => {
-      run.signal.removeEventListener('abort', stop);
-      clearTimeout(killTimer);
-      if (run.signal.aborted) return reject(stoppedError(run.signal, args));
-      const exitCode = code ?? -1;
-      if (exitCode === 0 || run.allowExitCodes?.includes(exitCode)) return resolve({ exitCode, stdout, stderr });
-      reject(new GitSourceError('failed', `git ${args[0] ?? ''} failed (exit ${exitCode}): ${lastMeaningfulLine(stderr)}`, stderr));
+      void abort.finish().then(() => {
+        if (run.signal.aborted) return reject(stoppedError(run.signal, args));
+        const exitCode = code ?? -1;
+        if (exitCode === 0 || run.allowExitCodes?.includes(exitCode)) return resolve({ exitCode, stdout, stderr });
+        reject(new GitSourceError('failed', `git ${args[0] ?? ''} failed (exit ${exitCode}): ${lastMeaningfulLine(stderr)}`, stderr));
+      });
     });
   });
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
 }
 
 function stoppedError(signal: AbortSignal, args: readonly string[]): GitSourceError {

@@ -9,7 +9,7 @@ import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, typ
 import { imageRefFor, inspectErpImage, STANDIN_IMAGE, type ErpImage } from './erpImage.ts';
 import { ExitWatcher, type ExitListener } from './exitWatcher.ts';
 import { ensureInstanceNetwork, removeInstanceResources } from './instanceNetwork.ts';
-import { runOneShot } from './oneShotRun.ts';
+import { removeOneShotContainer, runOneShot } from './oneShotRun.ts';
 
 /**
  * The docker runtime: each instance's ERP runs in a container `forja-<slug>-erp` on a Docker
@@ -124,6 +124,7 @@ export class DockerRuntime implements Runtime {
 
   stop(slug: string): Promise<void> {
     return this.serialized(slug, async () => {
+      await removeOneShotContainer(this.docker, slug); // a stopped instance runs nothing
       const container = this.docker.getContainer(erpContainerName(slug));
       const info = await container.inspect().catch((error: unknown) => (engineStatus(error) === 404 ? null : Promise.reject(error)));
       if (!info?.State.Running) return;
@@ -139,6 +140,7 @@ export class DockerRuntime implements Runtime {
         if (state === 'running') this.exits.expect(id);
         await tolerating([404, 409], () => this.docker.getContainer(id).remove({ force: true, v: true }));
       }
+      await removeOneShotContainer(this.docker, slug); // even one whose labels were lost
       await removeInstanceResources(this.docker, slug);
     });
   }

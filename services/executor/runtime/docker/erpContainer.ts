@@ -30,6 +30,8 @@ export const LABELS = {
 } as const;
 
 export const erpContainerName = (slug: string): string => `forja-${slug}-erp`;
+/** One name per instance: a run an earlier executor left behind is found, and removed, by it. */
+export const oneShotContainerName = (slug: string): string => `forja-${slug}-oneshot`;
 export const networkName = (slug: string): string => `forja-${slug}`;
 
 /** Where the ERP listens: on its own network with a port published on 127.0.0.1, or on the host's 127.0.0.1. */

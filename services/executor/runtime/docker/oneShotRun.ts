@@ -1,26 +1,34 @@
-import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import { abortError } from '../../abortError.ts';
 import { fileSize, logTail } from '../../logTail.ts';
 import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
 import { containerLogLines, tolerating } from './engine.ts';
-import { oneShotContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
+import { oneShotContainer, oneShotContainerName, type Confinement, type NetworkMode } from './erpContainer.ts';
 import type { ErpImage } from './erpImage.ts';
 
 const TAIL_LINES = 20;
+/** How long an aborted run gets between SIGTERM and SIGKILL. */
+const ABORT_GRACE_SECONDS = 3;
+
+/** Removes the instance's one-shot container, running or not: one an earlier executor left behind. */
+export function removeOneShotContainer(docker: Docker, slug: string): Promise<void> {
+  return tolerating([404, 409], () => docker.getContainer(oneShotContainerName(slug)).remove({ force: true, v: true }));
+}
 
 /**
- * Runs the ERP once in a throw-away container (`forja-<slug>-run-<random>`), waits for it and
- * removes it. A non-zero exit rejects with ErpRunError carrying the exit code and the last lines
- * the ERP wrote to its log file during this run, then what the container printed (usage errors
- * come before logging is set up). An abort kills the container.
+ * Runs the ERP once in a throw-away container (`forja-<slug>-oneshot`, replacing one an earlier
+ * executor left behind), waits for it and removes it. A non-zero exit rejects with ErpRunError
+ * carrying the exit code and the last lines the ERP wrote to its log file during this run, then
+ * what the container printed (usage errors come before logging is set up). An abort stops the
+ * container (SIGTERM, SIGKILL after 3 s) and rejects with the abort's reason.
  */
 export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], confinement: Confinement, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted();
   const what = `${[...image.command, ...args].join(' ')} (image ${image.ref})`;
+  if (signal?.aborted) throw abortError(signal, what);
   const logStart = fileSize(spec.logFile);
-  const name = `forja-${spec.slug}-run-${randomBytes(4).toString('hex')}`;
-  const container = await docker.createContainer(oneShotContainer(spec, image, mode, name, args, confinement));
-  const kill = () => void container.kill().catch(() => undefined);
+  await removeOneShotContainer(docker, spec.slug);
+  const container = await docker.createContainer(oneShotContainer(spec, image, mode, oneShotContainerName(spec.slug), args, confinement));
+  const kill = () => void tolerating([304, 404, 409], () => container.stop({ t: ABORT_GRACE_SECONDS })).catch(() => undefined);
   signal?.addEventListener('abort', kill, { once: true });
   try {
     try {
@@ -30,7 +38,7 @@ export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpIma
     }
     if (signal?.aborted) kill();
     const { StatusCode: code } = (await container.wait()) as { StatusCode: number };
-    signal?.throwIfAborted();
+    if (signal?.aborted) throw abortError(signal, what);
     if (code === 0) return;
     const output = containerLogLines(await container.logs({ stdout: true, stderr: true, follow: false, tail: TAIL_LINES }));
     throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.logFile, { from: logStart }), ...output].slice(-TAIL_LINES));

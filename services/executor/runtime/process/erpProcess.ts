@@ -33,15 +33,6 @@ export async function spawnErp(command: string, args: string[], spec: ErpRunSpec
   return child as ChildProcess & { pid: number };
 }
 
-/** Signals the process group the ERP leads; one already gone is fine. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
-
 /** Waits up to `timeoutMs` for the server to be gone; false when it still runs. */
 export async function waitUntilGone(record: PidRecord, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

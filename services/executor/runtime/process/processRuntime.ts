@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
 import { erpAccount, handFoldersTo } from '../erpAccount.ts';
-import { ErpRunError, type ErpRunSpec, type Runtime } from '../runtime.ts';
+import { ABORT_GRACE_MS, signalGroup } from '../../processGroup.ts';
+import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
-import { fileSize, logTail } from '../../logTail.ts';
-import { signalGroup, spawnErp, waitUntilGone } from './erpProcess.ts';
-import { isServerAlive, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
+import { spawnErp, waitUntilGone } from './erpProcess.ts';
+import { endOneShotSurvivor, runOneShot } from './oneShotRun.ts';
+import { isServerAlive, oneShotPidFilePath, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
 import { Supervisor, type ExitListener } from './supervisor.ts';
 
 export interface ProcessRuntimeOptions {
@@ -17,6 +18,8 @@ export interface ProcessRuntimeOptions {
   command?: string | undefined;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs?: number;
+  /** The same for an aborted one-shot run, or one an earlier executor left running; default 3 s. */
+  oneShotGraceMs?: number;
   /** How often the supervisor looks at servers this executor did not spawn. */
   pollIntervalMs?: number;
   /** Who the ERP runs as; by default `forja-erp` when the executor is root (`erpAccount`), else the executor's own user. */
@@ -35,6 +38,7 @@ export class ProcessRuntime implements Runtime {
   private readonly dataRoot: string;
   private readonly template: string | undefined;
   private readonly stopGraceMs: number;
+  private readonly oneShotGraceMs: number;
   private readonly supervisor: Supervisor;
   private readonly user: SystemUser | null;
   /** Start, stop and destroy of one instance run one at a time. */
@@ -44,6 +48,7 @@ export class ProcessRuntime implements Runtime {
     this.dataRoot = resolve(options.dataDir);
     this.template = options.command;
     this.stopGraceMs = options.stopGraceMs ?? 10_000;
+    this.oneShotGraceMs = options.oneShotGraceMs ?? ABORT_GRACE_MS;
     this.supervisor = new Supervisor(this.dataRoot, options.pollIntervalMs ?? 1_000);
     this.user = options.user === undefined ? erpAccount() : options.user;
   }
@@ -68,27 +73,16 @@ export class ProcessRuntime implements Runtime {
     if (this.user) assertRunnableBy(this.user, command, spec);
   }
 
+  /**
+   * Runs the ERP once, recorded in the instance's `oneshot.pid` while it runs. A run an earlier
+   * executor left behind is ended first; so is one still running when the instance is stopped or
+   * destroyed. One-shot runs of one instance never overlap: the jobs that make them do not.
+   */
   async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
     const command = this.command(spec.erpVersion);
-    const logStart = fileSize(spec.logFile);
-    const what = `${basename(command)} ${args.join(' ')}`.trim();
-    let child: Awaited<ReturnType<typeof spawnErp>>;
-    try {
-      child = await spawnErp(command, [...erpArgs(spec), ...args], spec, this.user);
-    } catch (error) {
-      throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
-    }
-    const kill = () => signalGroup(child.pid, 'SIGKILL');
-    signal?.addEventListener('abort', kill, { once: true });
-    if (signal?.aborted) kill();
-    const [code, killedBy] = await new Promise<[number | null, NodeJS.Signals | null]>((resolveExit) =>
-      child.once('exit', (exitCode, exitSignal) => resolveExit([exitCode, exitSignal])),
-    );
-    signal?.removeEventListener('abort', kill);
-    signal?.throwIfAborted();
-    if (code === 0) return;
-    throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, { from: logStart }));
+    const pidFile = oneShotPidFilePath(this.dataRoot, spec.slug);
+    await endOneShotSurvivor(pidFile, this.erpUid(), this.oneShotGraceMs);
+    await runOneShot(spec, command, args, { user: this.user, pidFile, graceMs: this.oneShotGraceMs, signal });
   }
 
   start(spec: ErpRunSpec, port: number): Promise<{ url: string }> {
@@ -115,6 +109,7 @@ export class ProcessRuntime implements Runtime {
 
   stop(slug: string): Promise<void> {
     return this.serialized(slug, async () => {
+      await endOneShotSurvivor(oneShotPidFilePath(this.dataRoot, slug), this.erpUid(), this.oneShotGraceMs);
       const path = pidFilePath(this.dataRoot, slug);
       const record = readPidFile(path);
       if (record && isServerAlive(record)) await this.terminate(path, record);
@@ -123,7 +118,7 @@ export class ProcessRuntime implements Runtime {
   }
 
   async destroy(slug: string): Promise<void> {
-    // The pid file is the only thing this runtime made; the instance's folder is the executor's to remove.
+    // The pid files are the only things this runtime made; the instance's folder is the executor's to remove.
     await this.stop(slug);
   }
 
@@ -138,6 +133,11 @@ export class ProcessRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.supervisor.close();
+  }
+
+  /** Who the ERP's processes run as: what a one-shot run's survivor must run as to be ended. */
+  private erpUid(): number {
+    return this.user?.uid ?? process.getuid?.() ?? -1;
   }
 
   private command(erpVersion: string): string {
