@@ -4,8 +4,9 @@ import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { migrateReadModel } from './migrations/index.ts';
 import { readModelOf } from './readModel.ts';
+import { controlRelayReactor } from './reactors/controlRelay.ts';
 import { workRelayReactor } from './reactors/workRelay.ts';
-import { projections, workRoutes } from './registry.ts';
+import { controlRoutes, projections, workRoutes } from './registry.ts';
 import type { Runner, RunnerStatus } from './runner/checkpointedRunner.ts';
 import { startProjection, startReactor } from './runner/projectionRunner.ts';
 
@@ -40,6 +41,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const runners = [
     ...projections.map((projection) => startProjection(projection, runnerDeps)),
     startReactor(workRelayReactor(deps.bus, workRoutes), runnerDeps),
+    startReactor(controlRelayReactor(deps.bus, controlRoutes), runnerDeps),
   ];
   return {
     runners,

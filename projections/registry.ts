@@ -1,3 +1,5 @@
+import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ControlRoutes } from './reactors/controlRelay.ts';
 import type { Projection } from './runner/projection.ts';
 import { padronLoadsProjection } from './padronLoads/padronLoads.ts';
 import { streamActivityProjection } from './streamActivity/streamActivity.ts';
@@ -15,4 +17,11 @@ export const projections: readonly Projection[] = [streamActivityProjection, use
 export const workRoutes: Readonly<Record<string, string>> = {
   InstanceRequested: 'work.instance',
   InstanceActionRequested: 'work.instance',
+  /** The executor deletes what is left of the instance's files. */
+  InstancePurged: 'work.instance',
+};
+
+/** Event type → the control subject that stops the job it concerns (the executor kills the running step). */
+export const controlRoutes: ControlRoutes = {
+  InstanceJobCancelled: (event: RecordedEvent) => `control.instance.${(event.data as { slug: string }).slug}`,
 };

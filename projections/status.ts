@@ -13,7 +13,7 @@ try {
   const db = readModelOf(infra.db);
   const head = await infra.store.headPosition();
   const stored = await db.selectFrom('checkpoints').select(['name', 'position', 'updated_at']).execute();
-  const names = [...new Set([...projections.map((projection) => projection.name), 'work_relay', ...stored.map((row) => row.name)])];
+  const names = [...new Set([...projections.map((projection) => projection.name), 'work_relay', 'control_relay', ...stored.map((row) => row.name)])];
   process.stdout.write(`head of the event feed: ${head}\n`);
   process.stdout.write(`${'runner'.padEnd(24)}${'checkpoint'.padStart(12)}${'lag'.padStart(10)}  last moved\n`);
   for (const name of names) {

@@ -25,7 +25,10 @@ export const INSTANCE_EVENT_TYPES = [
   'InstanceStepStarted',
   'InstanceStepCompleted',
   'InstanceStepFailed',
+  'InstanceStepInterrupted',
   'InstanceJobSucceeded',
+  'InstanceJobFailed',
+  'InstanceJobCancelled',
   'InstanceProcessExited',
   'InstancePurged',
   'InstanceRebuildDeferred',
@@ -66,7 +69,14 @@ export function instanceChange(recorded: RecordedEvent): InstanceChange {
     case 'InstanceStepCompleted':
       return { patch: event.data.facts.url ? { url: event.data.facts.url, updated_at: at } : { updated_at: at } };
     case 'InstanceStepFailed':
+      // The first events had no InstanceJobFailed: their failed step failed the instance.
+      if (event.data.retryable !== undefined) return { patch: { updated_at: at } };
       return { patch: { status: 'failed', last_error: `${event.data.step}: ${event.data.error}`, updated_at: at } };
+    case 'InstanceJobFailed':
+      return { patch: { status: 'failed', last_error: `${event.data.step}: ${event.data.error}`, updated_at: at } };
+    case 'InstanceStepInterrupted':
+    case 'InstanceJobCancelled':
+      return { patch: { updated_at: at } };
     case 'InstanceJobSucceeded':
       return { patch: { status: event.data.status, last_error: null, updated_at: at, ...(event.data.status === 'running' ? {} : { url: null }) } };
     case 'InstanceProcessExited':

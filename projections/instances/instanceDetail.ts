@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
-import type { InstanceEvent, InstanceSource } from '#services/instances/domain/instance.ts';
+import { statusOnStepStarted, type InstanceEvent, type InstanceSource } from '#services/instances/domain/instance.ts';
 import type { Projection } from '../runner/projection.ts';
 import { INSTANCE_EVENT_TYPES, instanceChange, type InstanceOutColumns } from './instanceChanges.ts';
 
@@ -91,11 +91,14 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
         if (facts.port) patch.port = facts.port;
         if (event.data.step === 'database') patch.provisioned = true;
       }
-      if (event.type === 'InstanceStepFailed' || event.type === 'InstanceJobSucceeded') patch.job_active = false;
+      const legacyFailure = event.type === 'InstanceStepFailed' && event.data.retryable === undefined;
+      if (legacyFailure || event.type === 'InstanceJobSucceeded' || event.type === 'InstanceJobFailed' || event.type === 'InstanceJobCancelled') patch.job_active = false;
       if (event.type === 'InstanceJobSucceeded' && event.data.status === 'destroyed') patch.provisioned = false;
       await trx.updateTable('instance_detail').set(patch).where('slug', '=', slug).execute();
       if (event.type === 'InstanceStepStarted') {
-        await trx.updateTable('instance_detail').set({ status: 'provisioning' }).where('slug', '=', slug).where('status', '=', 'queued').execute();
+        const row = await trx.selectFrom('instance_detail').select(['status', 'job_kind']).where('slug', '=', slug).executeTakeFirst();
+        const status = row && statusOnStepStarted(row.status, row.job_kind);
+        if (row && status !== row.status) await trx.updateTable('instance_detail').set({ status }).where('slug', '=', slug).execute();
       }
     }
   },

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
-import { jobSteps, type InstanceEvent } from '#services/instances/domain/instance.ts';
+import { legacyPlan, type InstanceEvent } from '#services/instances/domain/instance.ts';
 import type { Projection } from '../runner/projection.ts';
 
 export interface InstanceJobStepsTable {
@@ -8,7 +8,7 @@ export interface InstanceJobStepsTable {
   position: number;
   slug: string;
   step: string;
-  /** pending, running, completed or failed. */
+  /** pending, running, completed, skipped, reused, failed (a retryable failure stays until the retry starts), waiting or cancelled. */
   state: string;
   attempts: number;
   started_at: Date | null;
@@ -28,7 +28,7 @@ export type InstanceJobStepRow = Selectable<InstanceJobStepsTable>;
 /** The steps of every job, pending ones included, with timings: the detail page shows the current job's. */
 export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
   name: 'instance_job_steps',
-  eventTypes: ['InstanceRequested', 'InstanceActionRequested', 'InstanceStepStarted', 'InstanceStepCompleted', 'InstanceStepFailed', 'InstancePurged'],
+  eventTypes: ['InstanceRequested', 'InstanceActionRequested', 'InstanceStepStarted', 'InstanceStepCompleted', 'InstanceStepFailed', 'InstanceStepInterrupted', 'InstancePurged'],
   tables: ['instance_job_steps'],
   async apply(trx: Transaction<InstanceJobStepsDb>, events: RecordedEvent[]) {
     for (const recorded of events) {
@@ -37,14 +37,13 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
       switch (event.type) {
         case 'InstanceRequested':
         case 'InstanceActionRequested': {
-          const kind = event.type === 'InstanceRequested' ? 'provision' : event.data.action;
-          // A rebuild of a never-provisioned instance provisions it: the plan depends on whether a database step ever completed.
-          const provisioned = kind === 'rebuild' ? await wasProvisioned(trx, event.data.slug) : false;
-          const rows = jobSteps(kind, provisioned).map((step, position) => ({
+          // The plan is in the event; the first events had none, and their plan followed the rules of their time.
+          const plan = event.data.plan ?? (await legacyPlanOf(trx, event));
+          const rows = plan.map((step, position) => ({
             job_id: event.data.jobId,
             position,
             slug: event.data.slug,
-            step,
+            step: step.id,
             state: 'pending',
             attempts: 0,
             started_at: null,
@@ -64,13 +63,29 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
             .where('step', '=', event.data.step)
             .execute();
           break;
+        case 'InstanceStepInterrupted': {
+          const { reason } = event.data;
+          const timedOut = reason === 'timeout';
+          await trx
+            .updateTable('instance_job_steps')
+            .set({
+              state: timedOut ? 'failed' : reason === 'cancel' ? 'cancelled' : 'pending',
+              ended_at: at,
+              duration_ms: event.data.durationMs ?? null,
+              error: timedOut ? 'timed out' : reason === 'cancel' ? 'cancelled: the job was stopped while this step ran' : null,
+            })
+            .where('job_id', '=', event.data.jobId)
+            .where('step', '=', event.data.step)
+            .execute();
+          break;
+        }
         case 'InstanceStepCompleted':
         case 'InstanceStepFailed': {
           const failed = event.type === 'InstanceStepFailed';
           await trx
             .updateTable('instance_job_steps')
             .set({
-              state: failed ? 'failed' : 'completed',
+              state: failed ? 'failed' : (event.data.as ?? 'completed'),
               ended_at: at,
               duration_ms: event.data.durationMs,
               error: failed ? event.data.error : null,
@@ -85,6 +100,8 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
           await trx.deleteFrom('instance_job_steps').where('slug', '=', event.data.slug).execute();
           break;
         case 'InstanceJobSucceeded':
+        case 'InstanceJobFailed':
+        case 'InstanceJobCancelled':
         case 'InstanceProcessExited':
         case 'InstanceRebuildDeferred':
           break;
@@ -96,6 +113,13 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
     }
   },
 };
+
+/** The plan of a request from before plans were recorded: a rebuild of a never-provisioned instance provisioned it. */
+async function legacyPlanOf(trx: Transaction<InstanceJobStepsDb>, event: Extract<InstanceEvent, { type: 'InstanceRequested' | 'InstanceActionRequested' }>) {
+  if (event.type === 'InstanceRequested') return legacyPlan('provision', false);
+  const provisioned = event.data.action === 'rebuild' && (await wasProvisioned(trx, event.data.slug));
+  return legacyPlan(event.data.action, provisioned);
+}
 
 async function wasProvisioned(trx: Transaction<InstanceJobStepsDb>, slug: string): Promise<boolean> {
   const row = await trx.selectFrom('instance_job_steps').select('job_id').where('slug', '=', slug).where('step', '=', 'database').where('state', '=', 'completed').executeTakeFirst();

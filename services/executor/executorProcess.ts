@@ -1,6 +1,7 @@
 import { keptPorts } from '#projections/instances/instanceDetail.ts';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { orExit } from '#shared/config/config.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
@@ -12,18 +13,20 @@ import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
 import { reportUnexpectedExits } from './exitReporter.ts';
 import { startIdleSweep } from './idleSweep.ts';
-import { runJob, type JobEnvironment } from './jobs/jobRunner.ts';
-import { oncePerJob } from './jobs/oncePerJob.ts';
+import { instanceWork } from './jobs/instanceWork.ts';
+import type { JobEnvironment } from './jobs/jobRunner.ts';
 import { recoverAfterRestart, stopErpServers } from './platformLifecycle.ts';
 import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
 import { checkoutCommit, resolveBranchHead } from './source/gitSource.ts';
+import { consumeWork } from './workConsumers.ts';
 
-/** Durable consumer shared by every executor: each job goes to one of them. */
-const DURABLE = 'executor-instances';
+/** Durable consumer of instance work shared by every executor: each job goes to one of them. */
+const INSTANCE_DURABLE = 'executor-instances';
 
 /**
- * The executor: pulls instance jobs from `work.instance`, runs their steps on the runtime, puts
+ * The executor: pulls instance work from `work.instance` (one consumer per work subject), runs
+ * each job's steps on the workflow kernel and the runtime, purges destroyed instances' files, puts
  * idle development instances to sleep and reports ERP servers that die.
  *
  * On its own, ERP servers outlive the executor (a restarted one adopts them, and reports the ones
@@ -44,15 +47,21 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const credentials = (database: string) => instanceCredentials(masterKey, database);
     const env: JobEnvironment = {
       store: infra.store,
+      bus: infra.bus,
       logger,
       runtime,
-      databases: (log) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials }),
+      tools: {
+        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, ...job }),
+        source: (log, { signal }) => ({
+          resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess, signal }),
+          checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess, signal }),
+        }),
+        filestore: ({ signal }) => ({
+          copy: (from, to, log) => copyFilestore(from, to, log, { signal }),
+          extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal }),
+        }),
+      },
       credentials,
-      source: (log) => ({
-        resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess }),
-        checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess }),
-      }),
-      filestore: { copy: copyFilestore, extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings)) },
       erpDatabaseServer: erpServer.server,
       dataDir: config.FORJA_DATA_DIR,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
@@ -66,12 +75,12 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     await recovery.catch((error: unknown) => logger.warn({ err: error }, 'cannot reconcile instances with their servers'));
     const sweep = startIdleSweep({ store: infra.store, readModel, sleepAfterMs: durationMs(settings.FORJA_SLEEP_AFTER), logger });
     const abort = new AbortController();
-    const runOnce = oncePerJob();
-    const consuming = infra.bus.consume(
-      { durable: DURABLE, filter: 'work.instance', ackWaitMs, maxInFlight: settings.FORJA_EXECUTOR_CONCURRENCY, signal: abort.signal },
-      (message) => runOnce(message, () => runJob(message, env, abort.signal)),
-    );
-    consuming.catch((error: unknown) => logger.error({ err: error }, 'the job consumer stopped'));
+    const blobs = createFsBlobStore(config.FORJA_DATA_DIR);
+    const consuming = consumeWork(infra.bus, [{ subject: 'work.instance', durable: INSTANCE_DURABLE, concurrency: settings.FORJA_EXECUTOR_CONCURRENCY, handle: instanceWork({ ...env, blobs }) }], {
+      ackWaitMs,
+      signal: abort.signal,
+      logger,
+    });
     return {
       name: 'executor',
       describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} jobs at once`, erpServer.describe],

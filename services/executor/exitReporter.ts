@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 
 /** The shared read-model handle: Kysely's database type is invariant, so it is untyped (as in ControlPlaneContext). */
@@ -7,6 +6,7 @@ type ReadModel = Kysely<any>;
 import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { allInstances } from '#projections/instances/instanceList.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { causedByLast } from '#shared/decider/systemMetadata.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { instanceLogFile } from '#shared/platform/dataPaths.ts';
@@ -22,9 +22,8 @@ import type { Runtime } from './runtime/runtime.ts';
  */
 export function reportUnexpectedExits(options: { store: EventStore; runtime: Runtime; dataDir: string; logger: Logger }) {
   const report = async (slug: string, exitCode: number | null) => {
-    const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString() };
     const tail = logTail(instanceLogFile(options.dataDir, slug, 'erp'));
-    const result = await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'ReportProcessExit', exitCode, logTail: tail }, { metadata });
+    const result = await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'ReportProcessExit', exitCode, logTail: tail }, { metadata: causedByLast('exit-reporter') });
     if (result.events.length) options.logger.warn({ slug, exitCode }, 'ERP exited unexpectedly; instance marked failed');
   };
   options.runtime.onUnexpectedExit((slug, exitCode) => void report(slug, exitCode).catch((error: unknown) => options.logger.error({ err: error, slug }, 'cannot report an ERP exit')));

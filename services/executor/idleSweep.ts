@@ -7,6 +7,7 @@ type ReadModel = Kysely<any>;
 import { idleDevelopmentInstances } from '#projections/instances/instanceDetail.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { causedByLast } from '#shared/decider/systemMetadata.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
@@ -22,9 +23,8 @@ export function startIdleSweep(options: { store: EventStore; readModel: ReadMode
     const idle = await idleDevelopmentInstances(options.readModel, new Date(Date.now() - options.sleepAfterMs));
     const slept: string[] = [];
     for (const { slug } of idle) {
-      const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString() };
       try {
-        await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'RequestAction', action: 'sleep', jobId: randomUUID(), reason: 'idle' }, { metadata });
+        await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'RequestAction', action: 'sleep', jobId: randomUUID(), reason: 'idle' }, { metadata: causedByLast('idle-sweep') });
         slept.push(slug);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

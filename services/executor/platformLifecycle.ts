@@ -6,6 +6,7 @@ import type { Bus } from '#shared/bus/bus.ts';
 import { workMessageFor } from '#shared/bus/workMessage.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { causedByLast } from '#shared/decider/systemMetadata.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
@@ -69,9 +70,8 @@ async function requeueJob(store: EventStore, bus: Bus, slug: string, jobId: stri
 }
 
 async function requestRestart(store: EventStore, slug: string): Promise<boolean> {
-  const metadata = { correlationId: randomUUID(), causationId: randomUUID(), actor: 'system', at: new Date().toISOString() };
   try {
-    await handleCommand(store, instanceDecider, instanceStream(slug), { type: 'RequestAction', action: 'restart', jobId: randomUUID(), reason: 'boot' }, { metadata });
+    await handleCommand(store, instanceDecider, instanceStream(slug), { type: 'RequestAction', action: 'restart', jobId: randomUUID(), reason: 'boot' }, { metadata: causedByLast('platform-restart') });
     return true;
   } catch (error) {
     if (error instanceof DomainError) return false; // something else changed it meanwhile

@@ -217,7 +217,7 @@ describe('instance lifecycle on the process runtime', function () {
     expect(purge.status).to.equal(200);
     expect(((await purge.json()) as { purged: string[] }).purged).to.include(slug);
     expect((await client.call(`/api/v1/instances/${slug}`)).status).to.equal(404);
-    expect(existsSync(instanceDir(platform.config.FORJA_DATA_DIR, slug))).to.equal(false);
+    await waitUntil(async () => !existsSync(instanceDir(platform.config.FORJA_DATA_DIR, slug)), 'the executor to purge the instance folder', 10_000);
   });
 });
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '#shared/db.ts';
-import { DomainError } from '#shared/decider/decider.ts';
+import { DomainError, foldEvents } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { systemMetadata } from '#shared/decider/systemMetadata.ts';
 import { WrongExpectedVersionError, type EventStore } from '#shared/eventStore/eventStore.ts';
 import { createPgEventStore, migrateEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
 import { counterDecider } from '#test/support/counterDecider.ts';
@@ -51,7 +52,29 @@ describe('handleCommand', () => {
   it('appends nothing when the decider decides nothing', async () => {
     const stream = `counter-${randomUUID()}`;
     const result = await handleCommand(store, counterDecider, stream, { type: 'Reset' }, { metadata });
-    expect(result).to.deep.equal({ nextVersion: 0, lastGlobalPosition: undefined, events: [] });
+    expect(result).to.deep.include({ nextVersion: 0, lastGlobalPosition: undefined, events: [] });
+  });
+
+  it('decides on a state the caller holds, reading only the events appended since when the append finds the stream moved on', async () => {
+    const stream = `counter-${randomUUID()}`;
+    const first = await handleCommand(store, counterDecider, stream, { type: 'Increment', by: 1 }, { metadata });
+    expect(first.aggregate).to.include({ version: 1 });
+    await handleCommand(store, counterDecider, stream, { type: 'Increment', by: 2 }, { metadata });
+    const reads: Array<number | undefined> = [];
+    const watched = { ...store, readStream: ((name: string, options?: { fromVersion?: number }) => (reads.push(options?.fromVersion), store.readStream(name, options))) as typeof store.readStream };
+    const result = await handleCommand(watched, counterDecider, stream, { type: 'Increment', by: 3 }, { metadata, known: first.aggregate });
+    expect(reads, 'one read, of what came after the known version').to.deep.equal([1]);
+    expect(result.aggregate.version).to.equal(3);
+    expect(result.aggregate.state).to.deep.equal(foldEvents(counterDecider, (await store.readStream(stream)).events.map(({ type, data }) => ({ type, data }) as never)));
+  });
+
+  it('builds the metadata from the state it decides on, so a system event names the event it follows from', async () => {
+    const stream = `counter-${randomUUID()}`;
+    await handleCommand(store, counterDecider, stream, { type: 'Increment', by: 1 }, { metadata });
+    const [cause] = (await store.readStream(stream)).events;
+    await handleCommand(store, counterDecider, stream, { type: 'Increment', by: 2 }, { metadata: ({ lastEvent }) => systemMetadata({ via: 'test', causedBy: lastEvent! }) });
+    const [, caused] = (await store.readStream(stream)).events;
+    expect(caused?.metadata).to.include({ causationId: cause?.id, correlationId: cause?.metadata.correlationId, actor: 'system', via: 'test' });
   });
 
   it('retries a lost race on the newer state', async () => {

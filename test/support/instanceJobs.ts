@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
-import { instanceStream, type InstanceEvent, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
-import { foldEvents } from '#shared/decider/decider.ts';
+import { instanceStream, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
+import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { isStepDone } from '#shared/workflow/jobState.ts';
 import type { TestPlatform } from './platform.ts';
 
 const INSTANCE_READ_MODELS = ['instance_list', 'instance_detail', 'instance_job_steps'];
@@ -24,22 +25,28 @@ export function jobPlayer(platform: TestPlatform) {
   }
 
   async function job(slug: string): Promise<LiveInstance['job']> {
-    const { events } = await platform.infra.store.readStream<InstanceEvent>(instanceStream(slug));
-    const state = foldEvents(instanceDecider, events.map(({ type, data }) => ({ type, data }) as InstanceEvent));
+    const { state } = await aggregateStream(platform.infra.store, instanceDecider, instanceStream(slug));
     if (state.status === 'none') throw new Error(`no instance ${slug}`);
     return state.job;
+  }
+
+  /** The current job and the attempt id its running `step` was started with. */
+  async function attempt(slug: string, step: string) {
+    const current = await job(slug);
+    const state = current.steps[step];
+    return { jobId: current.jobId, attemptId: state?.status === 'running' ? state.attemptId : undefined };
   }
 
   const player = {
     job,
     async start(slug: string, step: string) {
-      await send(slug, { type: 'StartStep', jobId: (await job(slug)).id, step });
+      await send(slug, { type: 'StartStep', jobId: (await job(slug)).jobId, step, attemptId: randomUUID(), executor: 'test-executor' });
     },
     async complete(slug: string, step: string, facts: StepFacts = {}, durationMs = 1200) {
-      await send(slug, { type: 'CompleteStep', jobId: (await job(slug)).id, step, durationMs, facts });
+      await send(slug, { type: 'CompleteStep', ...(await attempt(slug, step)), step, durationMs, facts });
     },
     async fail(slug: string, step: string, error: string, logTail: string[] = [], durationMs = 800) {
-      await send(slug, { type: 'FailStep', jobId: (await job(slug)).id, step, durationMs, error, logTail });
+      await send(slug, { type: 'FailStep', ...(await attempt(slug, step)), step, durationMs, error, retryable: false, logTail });
     },
     /** A push to the instance's branch announcing `headCommit`, as the push hook sends it: deferred while a job runs. */
     async push(slug: string, headCommit: string) {
@@ -48,7 +55,7 @@ export function jobPlayer(platform: TestPlatform) {
     /** Starts and completes the current job's steps up to (not including) `until`, or all of them; `facts` by step. */
     async run(slug: string, facts: Record<string, StepFacts> = {}, until?: string) {
       const current = await job(slug);
-      for (const step of current.steps.filter((candidate) => !current.completed.includes(candidate))) {
+      for (const step of current.plan.map(({ id }) => id).filter((id) => !isStepDone(current.steps[id]))) {
         if (step === until) return;
         await player.start(slug, step);
         await player.complete(slug, step, facts[step] ?? {});

@@ -1,17 +1,20 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { WorkMessage } from '#shared/bus/bus.ts';
-import { foldEvents } from '#shared/decider/decider.ts';
-import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { Bus, WorkMessage } from '#shared/bus/bus.ts';
+import { systemMetadata } from '#shared/decider/systemMetadata.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
-import { instanceDecider, JobSupersededError, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
-import { instanceStream, type InstanceEvent, type LiveInstance } from '#services/instances/domain/instance.ts';
+import { done } from '#shared/workflow/stepOutcome.ts';
+import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.ts';
+import { runWorkflowJob } from '#shared/workflow/workflowRunner.ts';
+import { instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
+import { instanceStream, type InstanceEvent, type InstanceState, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
 import { databaseName } from '../database/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
 import { jobLog } from './jobLog.ts';
 import { logTail } from '../logTail.ts';
-import type { StepEnvironment } from './stepEnvironment.ts';
+import type { JobTools, StepEnvironment } from './stepEnvironment.ts';
 import { DATABASE_STEPS, STEPS } from './steps.ts';
 
 /** What a work message on `work.instance` carries: the event that asked for the job. */
@@ -23,12 +26,17 @@ interface JobRequest {
   metadata: EventMetadata;
 }
 
-export type JobEnvironment = Omit<StepEnvironment, 'instance' | 'jobId' | 'spec' | 'erpLog' | 'dbLog' | 'signal'> & {
+export type JobEnvironment = Omit<StepEnvironment, 'instance' | 'jobId' | 'spec' | 'erpLog' | 'dbLog' | 'signal' | keyof JobTools> & {
+  tools: JobTools;
   store: EventStore;
+  bus: Bus;
   logger: Logger;
-  /** Called between steps and while one runs, so the queue does not redeliver a long job. */
+  /** How often a running job tells the queue it is alive and re-reads its stream for a cancel whose notice was lost. */
   heartbeatMs: number;
 };
+
+/** Names this executor in the steps it starts. */
+const EXECUTOR_ID = `${hostname()}:${process.pid}`;
 
 export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseServer' | 'credentials'>, instance: LiveInstance): ErpRunSpec {
   const dir = instanceDir(env.dataDir, instance.slug);
@@ -46,74 +54,66 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
   };
 }
 
-async function loadInstance(store: EventStore, slug: string): Promise<LiveInstance | null> {
-  const { events } = await store.readStream<InstanceEvent>(instanceStream(slug));
-  const state = foldEvents(instanceDecider, events.map(({ type, data }) => ({ type, data }) as InstanceEvent));
-  return state.status === 'none' ? null : state;
+type InstanceContext = Omit<StepEnvironment, 'signal' | keyof JobTools> & { tools: JobTools };
+
+/** The step's tools, bound to its signal and tagged with its job (database sessions are named `forja-job-<job id>`). */
+function boundTo(context: InstanceContext, signal: AbortSignal): StepEnvironment {
+  const job = { signal, applicationName: `forja-job-${context.jobId}`.slice(0, 63) };
+  const { tools, ...rest } = context;
+  return { ...rest, signal, databases: (log) => tools.databases(log, job), source: (log) => tools.source(log, job), filestore: tools.filestore(job) };
+}
+
+/** Instance steps throw or return facts; none is retried (a failed instance job is rebuilt by its operator). */
+const INSTANCE_STEPS: StepRegistry<InstanceContext> = Object.fromEntries(Object.entries(STEPS).map(([type, run]) => [type, async (context, _step, signal) => done(await run(boundTo(context, signal)))]));
+
+/** The instance stream as the workflow runner's host. */
+function instanceHost(env: JobEnvironment, slug: string, jobId: string): WorkflowHost<InstanceState, InstanceCommand, InstanceEvent, InstanceContext> {
+  const erpLog = jobLog(instanceLogFile(env.dataDir, slug, 'erp'));
+  const dbLog = jobLog(instanceLogFile(env.dataDir, slug, 'db'));
+  return {
+    kind: 'instance',
+    id: slug,
+    stream: instanceStream(slug),
+    decider: instanceDecider,
+    jobOf: (state) => (state.status !== 'none' && state.job.jobId === jobId ? state.job : null),
+    command: (command) => command as InstanceCommand,
+    steps: INSTANCE_STEPS,
+    context(state) {
+      const instance = state as LiveInstance;
+      return { ...env, instance, jobId, spec: erpRunSpec(env, instance), erpLog, dbLog };
+    },
+    log: erpLog,
+    failureTail(step, error) {
+      env.logger.warn({ slug, jobId, step: step.id, err: error }, 'step failed');
+      return (error as { logTail?: string[] }).logTail ?? logTail(instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step.type) ? 'db' : 'erp'));
+    },
+  };
 }
 
 /**
- * Runs one job from its work message. The job's state is the instance stream: each pass reloads
- * it and runs the first step without a completed event, so a redelivered job resumes where the
- * lost executor was and never repeats a completed step. A step's failure ends the job (the
- * instance is `failed`, with the step, its error and the log's last lines); the message is acked
- * either way. Infrastructure errors (event store down) throw, and the bus redelivers.
+ * Runs one instance job from its work message on the workflow kernel. The job's state is the
+ * instance stream: a redelivered job resumes at its first incomplete step and never repeats a
+ * completed one. A step's failure ends the job (the instance is `failed`, with the step, its
+ * error and the log's last lines); a destroy cancels the job and kills its running step. The
+ * message is acked either way; infrastructure errors (event store down) and the executor's
+ * shutdown throw, and the bus redelivers.
  */
 export async function runJob(message: WorkMessage, env: JobEnvironment, signal: AbortSignal): Promise<void> {
   const request = message.json<JobRequest>();
   const { slug, jobId } = request.data;
-  const metadata = (): EventMetadata => ({ correlationId: request.metadata.correlationId, causationId: request.eventId, actor: 'system', at: new Date().toISOString() });
-  const send = (command: InstanceCommand) => handleCommand(env.store, instanceDecider, instanceStream(slug), command, { metadata: metadata() });
-  const heartbeat = setInterval(() => message.working(), env.heartbeatMs);
-  const erpLog = jobLog(instanceLogFile(env.dataDir, slug, 'erp'));
-  const dbLog = jobLog(instanceLogFile(env.dataDir, slug, 'db'));
-  /** The instance fails with the step, its error and the last lines of the log that explains it. */
-  const reportFailure = async (step: string, error: unknown, durationMs: number) => {
-    const reason = (error as Error).message;
-    await erpLog(`${step} failed: ${reason}`);
-    const tail = (error as { logTail?: string[] }).logTail ?? logTail(instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step) ? 'db' : 'erp'));
-    env.logger.warn({ slug, jobId, step, err: error }, 'step failed');
-    await send({ type: 'FailStep', jobId, step, durationMs, error: reason, logTail: tail }).catch((failure: unknown) => {
-      if (!(failure instanceof JobSupersededError)) throw failure;
-    });
-  };
-  try {
-    for (;;) {
-      const instance = await loadInstance(env.store, slug);
-      if (!instance || instance.job.id !== jobId || instance.job.ended) break;
-      const step = instance.job.steps.find((name) => !instance.job.completed.includes(name));
-      if (!step) break;
-      const run = STEPS[step];
-      if (!run) throw new Error(`no implementation for step ${step}`);
-      try {
-        await send({ type: 'StartStep', jobId, step });
-      } catch (error) {
-        if (error instanceof JobSupersededError) break;
-        throw error;
-      }
-      message.working();
-      await erpLog(`${instance.job.kind}: ${step} started`);
-      const started = performance.now();
-      const stepEnv: StepEnvironment = { ...env, instance, jobId, spec: erpRunSpec(env, instance), erpLog, dbLog, signal };
-      let facts;
-      try {
-        facts = await run(stepEnv);
-      } catch (error) {
-        if (signal.aborted) throw error;
-        await reportFailure(step, error, Math.round(performance.now() - started));
-        break;
-      }
-      const durationMs = Math.round(performance.now() - started);
-      await erpLog(`${instance.job.kind}: ${step} completed in ${durationMs} ms`);
-      try {
-        await send({ type: 'CompleteStep', jobId, step, durationMs, facts });
-      } catch (error) {
-        if (error instanceof JobSupersededError) break;
-        throw error;
-      }
-    }
-    message.ack();
-  } finally {
-    clearInterval(heartbeat);
-  }
+  const causedBy = { id: request.eventId, metadata: request.metadata };
+  await runWorkflowJob(instanceHost(env, slug, jobId), {
+    store: env.store,
+    bus: env.bus,
+    jobId,
+    executor: EXECUTOR_ID,
+    metadata: () => systemMetadata({ via: 'executor', causedBy }),
+    signal,
+    working: () => message.working(),
+    checkMs: env.heartbeatMs,
+    logger: env.logger,
+  });
+  message.ack();
 }
+
+export type { StepFacts };

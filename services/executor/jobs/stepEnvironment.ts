@@ -17,7 +17,23 @@ export interface FilestoreOps {
   extract(archive: string, toDir: string, log: Writable): Promise<unknown>;
 }
 
-/** Everything a step may use, for one instance and one job. */
+/**
+ * What binds a tool to the job that runs it: the signal stops it (the job was cancelled, the step
+ * timed out, the executor stops), the name tags its database sessions so they can be cancelled.
+ */
+export interface JobBinding {
+  signal: AbortSignal;
+  applicationName: string;
+}
+
+/** The executor's tools, bound to a job when one of its steps runs. */
+export interface JobTools {
+  databases: (log: Writable, job: JobBinding) => ErpDatabases;
+  source: (log: Writable, job: JobBinding) => SourceControl;
+  filestore: (job: JobBinding) => FilestoreOps;
+}
+
+/** Everything a step may use, for one instance and one job; its tools stop when `signal` aborts. */
 export interface StepEnvironment {
   instance: LiveInstance;
   jobId: string;

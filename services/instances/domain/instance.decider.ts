@@ -1,6 +1,23 @@
 import { DomainError, type Decider } from '#shared/decider/decider.ts';
-import { evolveInstance, initialInstanceState, type ActionReason, type InstanceAction, type InstanceEvent, type InstanceSettings, type InstanceState, type LiveInstance, type StepFacts } from './instance.ts';
+import { isJobEnded } from '#shared/workflow/jobState.ts';
+import { decideWorkflow, JobSupersededError, type WorkflowCommand } from '#shared/workflow/workflowDecide.ts';
+import { prefixed, type WorkflowEvent } from '#shared/workflow/workflowEvents.ts';
+import {
+  evolveInstance,
+  initialInstanceState,
+  instancePlan,
+  INSTANCE_WORKFLOW_PREFIX,
+  type ActionReason,
+  type InstanceAction,
+  type InstanceEvent,
+  type InstanceSettings,
+  type InstanceState,
+  type LiveInstance,
+  type StepFacts,
+} from './instance.ts';
 import { refuseAction, type ActionView } from './instanceActions.ts';
+
+export { JobSupersededError } from '#shared/workflow/workflowDecide.ts';
 
 /**
  * Commands on one instance. `RequestInstance` and `RequestAction` come from people (through the
@@ -11,11 +28,14 @@ export type InstanceCommand =
   | { type: 'RequestInstance'; settings: InstanceSettings; jobId: string }
   /** `headCommit`: the branch head a push announced, when the host said it. */
   | { type: 'RequestAction'; action: InstanceAction | 'sleep'; jobId: string; reason: ActionReason; headCommit?: string }
-  | { type: 'StartStep'; jobId: string; step: string }
-  | { type: 'CompleteStep'; jobId: string; step: string; durationMs: number; facts: StepFacts }
-  | { type: 'FailStep'; jobId: string; step: string; durationMs: number; error: string; logTail: string[] }
+  /** The executor's reports on the current job's steps (the workflow kernel's commands). */
+  | Exclude<InstanceWorkflowCommand, { type: 'CompleteStep' }>
+  | (Extract<InstanceWorkflowCommand, { type: 'CompleteStep' }> & { facts: StepFacts })
   | { type: 'ReportProcessExit'; exitCode: number | null; logTail: string[] }
   | { type: 'PurgeInstance' };
+
+/** The workflow commands an instance job takes: instance jobs have no gates and are never paused. */
+type InstanceWorkflowCommand = Exclude<WorkflowCommand, { type: 'ReachGate' | 'ResolveGate' | 'PauseJob' | 'ResumeJob' | 'CancelJob' }>;
 
 /** The slug is held by another instance: the caller tries the next slug. */
 export class InstanceSlugTakenError extends DomainError {
@@ -24,19 +44,12 @@ export class InstanceSlugTakenError extends DomainError {
   }
 }
 
-/** The job the executor works on is no longer the instance's current job (a destroy replaced it): drop it. */
-export class JobSupersededError extends DomainError {
-  constructor(jobId: string) {
-    super(`job ${jobId} is no longer the instance's current job`);
-  }
-}
-
 /** The folded state as the action rules see it. */
 export const actionView = (state: LiveInstance): ActionView => ({
   slug: state.slug,
   status: state.status,
   stage: state.stage,
-  jobActive: !state.job.ended,
+  jobActive: !isJobEnded(state.job),
   jobKind: state.job.kind,
   provisioned: state.provisioned,
 });
@@ -46,7 +59,7 @@ export const actionView = (state: LiveInstance): ActionView => ({
  * ends, and later pushes coalesce into it. A destroy in progress makes the push moot.
  */
 function deferPush(instance: LiveInstance, command: Extract<InstanceCommand, { type: 'RequestAction' }>): InstanceEvent[] | null {
-  if (command.reason !== 'push' || command.action !== 'rebuild' || instance.job.ended || instance.job.kind === 'destroy' || instance.status === 'destroyed') return null;
+  if (command.reason !== 'push' || command.action !== 'rebuild' || isJobEnded(instance.job) || instance.job.kind === 'destroy' || instance.status === 'destroyed') return null;
   const jobId = instance.pendingRebuild?.jobId ?? command.jobId;
   return [{ type: 'InstanceRebuildDeferred', data: { slug: instance.slug, jobId, ...(command.headCommit ? { headCommit: command.headCommit } : {}) } }];
 }
@@ -54,7 +67,8 @@ function deferPush(instance: LiveInstance, command: Extract<InstanceCommand, { t
 /** When a job ends (either way), the rebuild a push deferred is requested in the same append. */
 function pendingRebuild(instance: LiveInstance): InstanceEvent[] {
   if (!instance.pendingRebuild || instance.job.kind === 'destroy') return [];
-  return [{ type: 'InstanceActionRequested', data: { slug: instance.slug, action: 'rebuild', jobId: instance.pendingRebuild.jobId, reason: 'push' } }];
+  const plan = instancePlan('rebuild', instance.provisioned);
+  return [{ type: 'InstanceActionRequested', data: { slug: instance.slug, action: 'rebuild', jobId: instance.pendingRebuild.jobId, reason: 'push', plan } }];
 }
 
 function live(state: InstanceState): LiveInstance {
@@ -62,16 +76,36 @@ function live(state: InstanceState): LiveInstance {
   return state;
 }
 
-/** The executor's step reports only count for the current job, and only for its next step. */
+/** The executor's step reports only count for the current job. */
 function currentJob(state: LiveInstance, jobId: string) {
-  if (state.job.id !== jobId || state.job.ended) throw new JobSupersededError(jobId);
+  if (state.job.jobId !== jobId || isJobEnded(state.job)) throw new JobSupersededError(jobId);
   return state.job;
+}
+
+/** A destroy stops the job it finds running: its running step is recorded as interrupted, and the executor kills it. */
+function cancelRunningJob(instance: LiveInstance, reason: string): InstanceEvent[] {
+  if (isJobEnded(instance.job)) return [];
+  return decideWorkflow(instance.job, { type: 'CancelJob', jobId: instance.job.jobId, reason }).map((event) => asInstanceEvent(instance, event));
+}
+
+/** A workflow event in the instance stream: prefixed, with the slug, and a succeeded job says what the instance became. */
+function asInstanceEvent(instance: LiveInstance, event: WorkflowEvent): InstanceEvent {
+  const extra = event.type === 'JobSucceeded' ? { kind: instance.job.kind, status: outcome(instance.job.kind) } : {};
+  return { type: prefixed(INSTANCE_WORKFLOW_PREFIX, event.type), data: { slug: instance.slug, ...event.data, ...extra } } as InstanceEvent;
+}
+
+/** A step report, decided by the workflow kernel; a job that ends requests the rebuild a push deferred, in the same append. */
+function decideStep(instance: LiveInstance, command: InstanceWorkflowCommand): InstanceEvent[] {
+  const job = currentJob(instance, command.jobId);
+  const events = decideWorkflow(job, command).map((event) => asInstanceEvent(instance, event));
+  const ends = events.some((event) => event.type === 'InstanceJobSucceeded' || event.type === 'InstanceJobFailed');
+  return ends ? [...events, ...pendingRebuild(instance)] : events;
 }
 
 function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
   if (command.type === 'RequestInstance') {
     if (state.status !== 'none') throw new InstanceSlugTakenError();
-    return [{ type: 'InstanceRequested', data: { ...command.settings, jobId: command.jobId } }];
+    return [{ type: 'InstanceRequested', data: { ...command.settings, jobId: command.jobId, plan: instancePlan('provision', false) } }];
   }
   const instance = live(state);
   const slug = instance.slug;
@@ -82,32 +116,19 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
       const refusal = refuseAction(command.action, actionView(instance));
       if (refusal) throw new DomainError(refusal, 'conflict');
       const head = command.headCommit ? { headCommit: command.headCommit } : {};
-      return [{ type: 'InstanceActionRequested', data: { slug, action: command.action, jobId: command.jobId, reason: command.reason, ...head } }];
+      const plan = instancePlan(command.action, instance.provisioned);
+      const cancelled = command.action === 'destroy' ? cancelRunningJob(instance, 'destroy') : [];
+      return [...cancelled, { type: 'InstanceActionRequested', data: { slug, action: command.action, jobId: command.jobId, reason: command.reason, ...head, plan } }];
     }
-    case 'StartStep': {
-      const job = currentJob(instance, command.jobId);
-      const next = job.steps.find((step) => !job.completed.includes(step));
-      if (next !== command.step) throw new DomainError(`step ${command.step} is not the next step of job ${job.id} (${next ?? 'none'} is)`);
-      return [{ type: 'InstanceStepStarted', data: { slug, jobId: job.id, step: command.step, attempt: (job.started[command.step] ?? 0) + 1 } }];
-    }
-    case 'CompleteStep': {
-      const job = currentJob(instance, command.jobId);
-      if (job.completed.includes(command.step)) return [];
-      if (job.started[command.step] === undefined) throw new DomainError(`step ${command.step} of job ${job.id} never started`);
-      const events: InstanceEvent[] = [{ type: 'InstanceStepCompleted', data: { slug, jobId: job.id, step: command.step, durationMs: command.durationMs, facts: command.facts } }];
-      if (job.steps.every((step) => step === command.step || job.completed.includes(step))) {
-        events.push({ type: 'InstanceJobSucceeded', data: { slug, jobId: job.id, kind: job.kind, status: outcome(job.kind) } }, ...pendingRebuild(instance));
-      }
-      return events;
-    }
-    case 'FailStep': {
-      const job = currentJob(instance, command.jobId);
-      const { jobId: _jobId, type: _type, ...failure } = command;
-      return [{ type: 'InstanceStepFailed', data: { slug, jobId: job.id, ...failure } }, ...pendingRebuild(instance)];
-    }
+    case 'StartStep':
+    case 'CompleteStep':
+    case 'FailStep':
+    case 'InterruptStep':
+    case 'FinishJob':
+      return decideStep(instance, command);
     case 'ReportProcessExit':
       // Only a running instance with no job can die unexpectedly: during a job the job itself reports.
-      if (instance.status !== 'running' || !instance.job.ended) return [];
+      if (instance.status !== 'running' || !isJobEnded(instance.job)) return [];
       return [{ type: 'InstanceProcessExited', data: { slug, exitCode: command.exitCode, logTail: command.logTail } }];
     case 'PurgeInstance':
       if (instance.status !== 'destroyed') throw new DomainError(`${slug} is ${instance.status}; destroy it before purging`);

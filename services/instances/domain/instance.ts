@@ -1,7 +1,19 @@
+import { evolveJob, newJob, type JobState } from '#shared/workflow/jobState.ts';
+import { planStep, type PlannedStep } from '#shared/workflow/plan.ts';
+import {
+  asWorkflowEvent,
+  type JobCancelledData,
+  type JobFailedData,
+  type StepCompletedData,
+  type StepFailedData,
+  type StepInterruptedData,
+  type StepStartedData,
+} from '#shared/workflow/workflowEvents.ts';
+
 /**
  * The instance context's events, state and evolve. The control-plane appends requests; the
- * executor appends the steps of each job. A job's state is its events in this stream: after a
- * crash the executor replays them and runs the first step without `InstanceStepCompleted`.
+ * executor appends the steps of each job. A job is the workflow kernel's (services/shared/workflow):
+ * its plan travels in the event that requests it, and its state is its events in this stream.
  */
 
 export const STAGES = ['development', 'staging', 'production'] as const;
@@ -54,26 +66,27 @@ export interface StepFacts {
 }
 
 export type InstanceEvent =
-  | { type: 'InstanceRequested'; data: InstanceSettings & { jobId: string } }
-  | { type: 'InstanceActionRequested'; data: { slug: string; action: Exclude<JobKind, 'provision'>; jobId: string; reason: ActionReason; headCommit?: string } }
+  /** `plan`: the job's steps, decided when it was requested (absent in the first events: `legacyPlan`). */
+  | { type: 'InstanceRequested'; data: InstanceSettings & { jobId: string; plan?: readonly PlannedStep[] } }
+  | { type: 'InstanceActionRequested'; data: { slug: string; action: Exclude<JobKind, 'provision'>; jobId: string; reason: ActionReason; headCommit?: string; plan?: readonly PlannedStep[] } }
   /** A push arrived during a job: one rebuild (this job id) runs when the job ends; later pushes coalesce into it. */
   | { type: 'InstanceRebuildDeferred'; data: { slug: string; jobId: string; headCommit?: string } }
-  | { type: 'InstanceStepStarted'; data: { slug: string; jobId: string; step: string; attempt: number } }
-  | { type: 'InstanceStepCompleted'; data: { slug: string; jobId: string; step: string; durationMs: number; facts: StepFacts } }
-  | { type: 'InstanceStepFailed'; data: { slug: string; jobId: string; step: string; durationMs: number; error: string; logTail: string[] } }
+  | { type: 'InstanceStepStarted'; data: StepStartedData & { slug: string } }
+  | { type: 'InstanceStepCompleted'; data: StepCompletedData & { slug: string; facts: StepFacts } }
+  | { type: 'InstanceStepFailed'; data: StepFailedData & { slug: string } }
+  | { type: 'InstanceStepInterrupted'; data: StepInterruptedData & { slug: string } }
   | { type: 'InstanceJobSucceeded'; data: { slug: string; jobId: string; kind: JobKind; status: 'running' | 'stopped' | 'sleeping' | 'destroyed' } }
+  | { type: 'InstanceJobFailed'; data: JobFailedData & { slug: string } }
+  /** A destroy cancels the job it finds running: the relay tells the executor, which kills the step. */
+  | { type: 'InstanceJobCancelled'; data: JobCancelledData & { slug: string } }
   | { type: 'InstanceProcessExited'; data: { slug: string; exitCode: number | null; logTail: string[] } }
   | { type: 'InstancePurged'; data: { slug: string } };
 
-export interface Job {
-  id: string;
-  kind: JobKind;
-  steps: readonly string[];
-  started: Record<string, number>;
-  completed: readonly string[];
-  /** Set once the job succeeded or failed; a job without it is queued or running. */
-  ended: boolean;
-}
+/** The workflow events' prefix in the instance stream (`InstanceStepStarted`, …). */
+export const INSTANCE_WORKFLOW_PREFIX = 'Instance';
+
+/** An instance job: the workflow's job state, of one of the instance's kinds. */
+export type Job = JobState & { kind: JobKind };
 
 export type LiveInstance = InstanceSettings & {
   status: InstanceStatus;
@@ -93,22 +106,25 @@ export const initialInstanceState = (): InstanceState => ({ status: 'none' });
 
 export const instanceStream = (slug: string): string => `instance-${slug}`;
 
-/** The steps of a job, in order. A rebuild of an instance that never got a database provisions it. */
-export function jobSteps(kind: JobKind, provisioned: boolean): readonly string[] {
+/**
+ * The plan of a new job, by today's rules: the decider puts it in the event that requests the
+ * job. A rebuild of an instance that never got a database provisions it.
+ */
+export function instancePlan(kind: JobKind, provisioned: boolean): PlannedStep[] {
   switch (kind) {
     case 'provision':
-      return ['resolve_source', 'fetch_code', 'database', 'build', 'install_modules', 'start', 'health_check'];
+      return ['resolve_source', 'fetch_code', 'database', 'build', 'install_modules', 'start', 'health_check'].map((type) => planStep(type));
     case 'rebuild':
-      return provisioned ? ['resolve_source', 'fetch_code', 'build', 'stop', 'update_modules', 'start', 'health_check'] : jobSteps('provision', false);
+      return provisioned ? ['resolve_source', 'fetch_code', 'build', 'stop', 'update_modules', 'start', 'health_check'].map((type) => planStep(type)) : instancePlan('provision', false);
     case 'start':
-      return ['start', 'health_check'];
+      return [planStep('start'), planStep('health_check')];
     case 'restart':
-      return ['stop', 'start', 'health_check'];
+      return [planStep('stop'), planStep('start'), planStep('health_check')];
     case 'stop':
     case 'sleep':
-      return ['stop'];
+      return [planStep('stop')];
     case 'destroy':
-      return ['stop', 'drop_database', 'remove_files'];
+      return [planStep('stop'), planStep('drop_database'), planStep('remove_files')];
     default: {
       const unknown: never = kind;
       return unknown;
@@ -116,24 +132,55 @@ export function jobSteps(kind: JobKind, provisioned: boolean): readonly string[]
   }
 }
 
-/** While a job is queued the instance waits; a provisioning or rebuild shows as `provisioning` once it starts. */
-function newJob(id: string, kind: JobKind, provisioned: boolean): Job {
-  return { id, kind, steps: jobSteps(kind, provisioned), started: {}, completed: [], ended: false };
+/** The names of a new job's steps, in order. */
+export const jobSteps = (kind: JobKind, provisioned: boolean): string[] => instancePlan(kind, provisioned).map((step) => step.id);
+
+/**
+ * The plans the first events implied without carrying them, frozen: whatever `instancePlan`
+ * becomes, replaying those events gives the plan their jobs ran.
+ */
+const LEGACY_PLANS: Record<JobKind | 'rebuild-provisioned', readonly string[]> = {
+  provision: ['resolve_source', 'fetch_code', 'database', 'build', 'install_modules', 'start', 'health_check'],
+  rebuild: ['resolve_source', 'fetch_code', 'database', 'build', 'install_modules', 'start', 'health_check'],
+  'rebuild-provisioned': ['resolve_source', 'fetch_code', 'build', 'stop', 'update_modules', 'start', 'health_check'],
+  start: ['start', 'health_check'],
+  restart: ['stop', 'start', 'health_check'],
+  stop: ['stop'],
+  sleep: ['stop'],
+  destroy: ['stop', 'drop_database', 'remove_files'],
+};
+
+export function legacyPlan(kind: JobKind, provisioned: boolean): PlannedStep[] {
+  return LEGACY_PLANS[kind === 'rebuild' && provisioned ? 'rebuild-provisioned' : kind].map((type) => planStep(type));
+}
+
+/** Queued until a step starts; a provisioning or rebuild shows as `provisioning` from its first step (other jobs keep the status they act on). */
+export function statusOnStepStarted(status: InstanceStatus, kind: JobKind | string): InstanceStatus {
+  return status === 'queued' || kind === 'provision' || kind === 'rebuild' ? 'provisioning' : status;
+}
+
+function jobOf(jobId: string, kind: JobKind, plan: readonly PlannedStep[] | undefined, provisioned: boolean): Job {
+  return { ...newJob({ jobId, kind, plan: plan ?? legacyPlan(kind, provisioned) }), kind };
 }
 
 export function evolveInstance(state: InstanceState, event: InstanceEvent): InstanceState {
   if (event.type === 'InstanceRequested') {
-    const { jobId, ...settings } = event.data;
-    return { ...settings, status: 'queued', job: newJob(jobId, 'provision', false), provisioned: false, facts: {}, lastError: null, purged: false, pendingRebuild: null };
+    const { jobId, plan, ...settings } = event.data;
+    return { ...settings, status: 'queued', job: jobOf(jobId, 'provision', plan, false), provisioned: false, facts: {}, lastError: null, purged: false, pendingRebuild: null };
   }
   if (state.status === 'none') return state;
+  const workflow = asWorkflowEvent(INSTANCE_WORKFLOW_PREFIX, event);
+  if (workflow) {
+    if (workflow.data.jobId !== state.job.jobId) return state;
+    return evolveJobEffects({ ...state, job: { ...evolveJob(state.job, workflow), kind: state.job.kind } }, event);
+  }
   switch (event.type) {
     case 'InstanceActionRequested': {
       const rebuilds = event.data.action === 'rebuild';
       return {
         ...state,
         status: rebuilds ? 'queued' : state.status,
-        job: newJob(event.data.jobId, event.data.action, state.provisioned),
+        job: jobOf(event.data.jobId, event.data.action, event.data.plan, state.provisioned),
         // Any new job settles a pending rebuild: it is this job, or a destroy that makes it moot.
         pendingRebuild: null,
         facts: withHead(state.facts, event.data.headCommit),
@@ -141,37 +188,55 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
     }
     case 'InstanceRebuildDeferred':
       return { ...state, pendingRebuild: { jobId: event.data.jobId }, facts: withHead(state.facts, event.data.headCommit) };
-    case 'InstanceStepStarted': {
-      if (event.data.jobId !== state.job.id) return state;
-      const builds = state.job.kind === 'provision' || state.job.kind === 'rebuild';
-      return { ...state, status: builds ? 'provisioning' : state.status, job: { ...state.job, started: { ...state.job.started, [event.data.step]: event.data.attempt } } };
-    }
-    case 'InstanceStepCompleted': {
-      if (event.data.jobId !== state.job.id) return state;
-      return {
-        ...state,
-        provisioned: state.provisioned || event.data.step === 'database',
-        facts: { ...state.facts, ...event.data.facts },
-        job: { ...state.job, completed: [...state.job.completed, event.data.step] },
-      };
-    }
+    case 'InstanceProcessExited':
+      return { ...state, status: 'failed', lastError: `the ERP process exited${event.data.exitCode === null ? '' : ` with code ${event.data.exitCode}`}` };
+    case 'InstancePurged':
+      return { ...state, purged: true };
+    // The workflow's events were folded above.
+    case 'InstanceStepStarted':
+    case 'InstanceStepCompleted':
     case 'InstanceStepFailed':
-      if (event.data.jobId !== state.job.id) return state;
-      return { ...state, status: 'failed', lastError: `${event.data.step}: ${event.data.error}`, job: { ...state.job, ended: true } };
+    case 'InstanceStepInterrupted':
     case 'InstanceJobSucceeded':
-      if (event.data.jobId !== state.job.id) return state;
+    case 'InstanceJobFailed':
+    case 'InstanceJobCancelled':
+      return state;
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/** What the current job's workflow events change on the instance itself. */
+function evolveJobEffects(state: LiveInstance, event: InstanceEvent): LiveInstance {
+  switch (event.type) {
+    case 'InstanceStepStarted':
+      return { ...state, status: statusOnStepStarted(state.status, state.job.kind) };
+    case 'InstanceStepCompleted':
+      return { ...state, provisioned: state.provisioned || event.data.step === 'database', facts: { ...state.facts, ...event.data.facts } };
+    case 'InstanceStepFailed':
+      // The first events had no InstanceJobFailed: a failed step failed the instance.
+      return event.data.retryable === undefined ? { ...state, status: 'failed', lastError: `${event.data.step}: ${event.data.error}` } : state;
+    case 'InstanceJobFailed':
+      return { ...state, status: 'failed', lastError: `${event.data.step}: ${event.data.error}` };
+    case 'InstanceJobSucceeded':
       return {
         ...state,
         status: event.data.status,
         lastError: null,
         provisioned: event.data.status === 'destroyed' ? false : state.provisioned,
         facts: event.data.status === 'running' ? state.facts : withoutUrl(state.facts),
-        job: { ...state.job, ended: true },
       };
+    // A cancel changes the instance through the destroy that follows it; an interrupted step changes only its job.
+    case 'InstanceStepInterrupted':
+    case 'InstanceJobCancelled':
+    case 'InstanceRequested':
+    case 'InstanceActionRequested':
+    case 'InstanceRebuildDeferred':
     case 'InstanceProcessExited':
-      return { ...state, status: 'failed', lastError: `the ERP process exited${event.data.exitCode === null ? '' : ` with code ${event.data.exitCode}`}` };
     case 'InstancePurged':
-      return { ...state, purged: true };
+      return state;
     default: {
       const unknown: never = event;
       return unknown;
