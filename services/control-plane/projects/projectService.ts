@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError, foldEvents } from '#shared/decider/decider.ts';
+import { aggregateStream } from '#shared/decider/aggregateStream.ts';
+import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { gitAccessProblem, type GitAccess } from '#shared/git/gitAccess.ts';
-import { gitUrlProblem, projectStream, sameName, slugify, type ProjectEvent } from './project.ts';
+import { gitUrlProblem, projectStream, sameName, slugify } from './project.ts';
 import { projectDecider, RepositoryUrlError, SlugTakenError, type ProjectCommand } from './project.decider.ts';
 
 const MAX_SLUG_TRIES = 50;
@@ -59,8 +60,7 @@ export function projectService(store: EventStore, gitAccess: GitAccess) {
     },
     /** The project's repository as its events say (the read model may not show a just-created project yet). */
     async repositoryOf(slug: string): Promise<string | null> {
-      const { events } = await store.readStream<ProjectEvent>(projectStream(slug));
-      const state = foldEvents(projectDecider, events.map(({ type, data }) => ({ type, data }) as ProjectEvent));
+      const { state } = await aggregateStream(store, projectDecider, projectStream(slug));
       return state.status === 'live' ? state.gitRepo : null;
     },
     setRepository(slug: string, gitRepo: string, metadata: EventMetadata) {

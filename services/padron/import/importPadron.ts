@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, createKysely, type Pool } from '#shared/db.ts';
-import { foldEvents } from '#shared/decider/decider.ts';
+import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
-import { padronStream, type PadronEvent, type PadronLoadedData } from '../padron.ts';
+import { padronStream, type PadronLoadedData } from '../padron.ts';
 import { assertNotLoaded, PadronAlreadyLoadedError, padronDecider } from '../padron.decider.ts';
 import { validPadronLoaded } from '../padronSchemas.ts';
 import type { RegimeCode, StateCode } from '../parse/padronRecord.ts';
@@ -94,9 +94,9 @@ async function assertReadableFile(path: string): Promise<void> {
 
 /** The decider's refusal when the jurisdiction's stream already recorded this file, else undefined. */
 async function alreadyRecorded(store: EventStore, state: StateCode, sha256: string): Promise<string | undefined> {
-  const history = await store.readStream<PadronEvent>(padronStream(state));
+  const history = await aggregateStream(store, padronDecider, padronStream(state));
   try {
-    assertNotLoaded(foldEvents(padronDecider, history.events.map(({ type, data }) => ({ type, data }))), sha256);
+    assertNotLoaded(history.state, sha256);
     return undefined;
   } catch (error) {
     if (error instanceof PadronAlreadyLoadedError) return error.message;
