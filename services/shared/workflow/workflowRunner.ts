@@ -142,8 +142,11 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
         await host.log(`${current.kind}: ${step.id} timed out after ${step.timeoutS} s`);
         recorded = await send({ ...base, type: 'InterruptStep', reason: 'timeout' });
       } else if (outcome.result.outcome === 'done') {
-        await host.log(`${current.kind}: ${step.id} completed in ${outcome.durationMs} ms`);
-        recorded = await send({ ...base, type: 'CompleteStep', facts: outcome.result.facts, ...(outcome.result.as ? { as: outcome.result.as } : {}) });
+        // The log line and the append go out together: the line is written before the next step's first one either way.
+        [recorded] = await Promise.all([
+          send({ ...base, type: 'CompleteStep', facts: outcome.result.facts, ...(outcome.result.as ? { as: outcome.result.as } : {}) }),
+          host.log(`${current.kind}: ${step.id} completed in ${outcome.durationMs} ms`),
+        ]);
       } else if (outcome.result.outcome === 'wait') {
         await host.log(`${current.kind}: ${step.id} waits: ${outcome.result.message}`);
         recorded = await send({ type: 'ReachGate', jobId, step: step.id, attemptId, message: outcome.result.message });
