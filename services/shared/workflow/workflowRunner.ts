@@ -129,11 +129,13 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
       const attemptId = randomUUID();
       if (!(await send({ type: 'StartStep', jobId, step: next.step.id, attemptId, executor: options.executor }))) return 'superseded';
       options.working();
-      const outcome = await runAttempt(host, aggregate.state, current, next.step, stopped.signal);
+      // The step sees the job as its start left it (running, this attempt counted), not as it was before.
+      const outcome = await runAttempt(host, aggregate.state, job() ?? current, next.step, stopped.signal);
       const { step } = next;
       if (outcome.type === 'stopped') {
         if (options.signal.aborted) throw options.signal.reason;
-        await host.log(`${current.kind}: ${step.id} stopped (${current.status === 'paused' ? 'paused' : 'the job was cancelled'})`);
+        // `current` is the job before the step started (never paused): the state read since says why it stopped.
+        await host.log(`${current.kind}: ${step.id} stopped (${job()?.status === 'paused' ? 'paused' : 'the job was cancelled'})`);
         continue; // the state says why: cancelled, paused or superseded
       }
       const base = { jobId, step: step.id, attemptId, durationMs: outcome.durationMs };
