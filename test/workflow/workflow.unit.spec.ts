@@ -86,6 +86,27 @@ describe('workflow kernel', () => {
           { type: 'JobSucceeded', data: { jobId: 'j1' } },
         ]));
 
+    it('starts the next step in the same append when asked, but not after the last one', () => {
+      spec
+        .given(restored)
+        .when({ type: 'CompleteStep', jobId: 'j1', step: 'restore', attemptId: 'restore-1', durationMs: 2, facts: {}, next: { attemptId: 'u1', executor: 'e1' } })
+        .thenThrows(StaleAttemptError);
+      spec
+        .given([started('restore')])
+        .when({ type: 'CompleteStep', jobId: 'j1', step: 'restore', attemptId: 'restore-1', durationMs: 2, facts: {}, next: { attemptId: 'u1', executor: 'e1' } })
+        .then([
+          { type: 'StepCompleted', data: { jobId: 'j1', step: 'restore', attemptId: 'restore-1', durationMs: 2, facts: {} } },
+          { type: 'StepStarted', data: { jobId: 'j1', step: 'upgrade', attempt: 1, attemptId: 'u1', executor: 'e1' } },
+        ]);
+      spec
+        .given([...restored, started('upgrade'), completed('upgrade'), started('check')])
+        .when({ type: 'CompleteStep', jobId: 'j1', step: 'check', attemptId: 'check-1', durationMs: 2, facts: {}, next: { attemptId: 'x', executor: 'e1' } })
+        .then([
+          { type: 'StepCompleted', data: { jobId: 'j1', step: 'check', attemptId: 'check-1', durationMs: 2, facts: {} } },
+          { type: 'JobSucceeded', data: { jobId: 'j1' } },
+        ]);
+    });
+
     it('refuses a result from an attempt that is no longer current', () => {
       const rerun = [...restored, started('upgrade', 1, 'old'), started('upgrade', 2, 'new')];
       spec.given(rerun).when({ type: 'CompleteStep', jobId: 'j1', step: 'upgrade', attemptId: 'old', durationMs: 1, facts: {} }).thenThrows(StaleAttemptError, /attempt old of step upgrade/);

@@ -9,7 +9,8 @@ import type { InterruptReason, WorkflowEvent } from './workflowEvents.ts';
  */
 export type WorkflowCommand =
   | { type: 'StartStep'; jobId: string; step: string; attemptId: string; executor: string }
-  | { type: 'CompleteStep'; jobId: string; step: string; attemptId?: string; durationMs: number; facts: object; as?: 'skipped' | 'reused' }
+  /** `next`: start the step that follows in the same append, as this attempt (one append per step instead of two). */
+  | { type: 'CompleteStep'; jobId: string; step: string; attemptId?: string; durationMs: number; facts: object; as?: 'skipped' | 'reused'; next?: { attemptId: string; executor: string } }
   | { type: 'FailStep'; jobId: string; step: string; attemptId?: string; durationMs: number; error: string; retryable: boolean; logTail: readonly string[] }
   | { type: 'InterruptStep'; jobId: string; step: string; attemptId?: string; reason: 'timeout'; durationMs: number }
   | { type: 'ReachGate'; jobId: string; step: string; attemptId?: string; message: string }
@@ -55,6 +56,13 @@ function interruptRunning(job: JobState, reason: InterruptReason): WorkflowEvent
   );
 }
 
+/** The next step's start, when the job goes straight on to one (no backoff to wait, no gate). */
+function startNext(job: JobState, { attemptId, executor }: { attemptId: string; executor: string }): WorkflowEvent[] {
+  const next = decideNext(job);
+  if (next.type !== 'run' || next.delayMs > 0) return [];
+  return [{ type: 'StepStarted', data: { jobId: job.jobId, step: next.step.id, attempt: next.attempt, attemptId, executor } }];
+}
+
 /** The job's end as the state after `events` implies it, if it ends there. */
 function endAfter(job: JobState, events: WorkflowEvent[]): WorkflowEvent[] {
   const after = events.reduce(evolveJob, job);
@@ -85,10 +93,11 @@ export function decideWorkflow(job: JobState, command: WorkflowCommand): Workflo
     }
     case 'CompleteStep': {
       active();
-      const { step, attemptId, durationMs, facts, as } = command;
+      const { step, attemptId, durationMs, facts, as, next } = command;
       runningAttempt(job, step, attemptId);
       const completed: WorkflowEvent[] = [{ type: 'StepCompleted', data: { jobId, step, ...(attemptId ? { attemptId } : {}), durationMs, facts, ...(as ? { as } : {}) } }];
-      return [...completed, ...endAfter(job, completed)];
+      const ended = endAfter(job, completed);
+      return [...completed, ...(ended.length > 0 || !next ? ended : startNext(completed.reduce(evolveJob, job), next))];
     }
     case 'FailStep': {
       active();

@@ -45,8 +45,8 @@ const refusedAsStale = (error: unknown) => error instanceof JobSupersededError |
 
 /**
  * Runs one job from its first incomplete step, on any stream that hosts jobs. The runner keeps
- * the folded stream between steps and reads only what was appended since, so a step costs one
- * append to start and one to record its outcome. A cancel or pause (a `control.<kind>.<id>` notice,
+ * the folded stream between steps and reads only what was appended since; a step's completion and
+ * the next step's start are one append. A cancel or pause (a `control.<kind>.<id>` notice,
  * or the periodic re-read if the notice is lost) aborts the running step's signal; so do the
  * step's timeout and the executor's shutdown. A result that arrives for an attempt no longer
  * current is refused by the decider and dropped here.
@@ -94,6 +94,8 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
     }
   };
 
+  /** The attempt the last completion already started (same append), so the loop does not start it again. */
+  let startedWithCompletion: string | undefined;
   try {
     for (;;) {
       if (options.signal.aborted) throw options.signal.reason;
@@ -126,8 +128,11 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
           continue; // cancelled or paused while waiting: the state says which
         }
       }
-      const attemptId = randomUUID();
-      if (!(await send({ type: 'StartStep', jobId, step: next.step.id, attemptId, executor: options.executor }))) return 'superseded';
+      const already = current.steps[next.step.id];
+      const startedAlready = already?.status === 'running' && already.attemptId !== undefined && already.attemptId === startedWithCompletion;
+      const attemptId = startedAlready ? startedWithCompletion! : randomUUID();
+      startedWithCompletion = undefined;
+      if (!startedAlready && !(await send({ type: 'StartStep', jobId, step: next.step.id, attemptId, executor: options.executor }))) return 'superseded';
       options.working();
       // The step sees the job as its start left it (running, this attempt counted), not as it was before.
       const outcome = await runAttempt(host, aggregate.state, job() ?? current, next.step, stopped.signal);
@@ -144,11 +149,14 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
         await host.log(`${current.kind}: ${step.id} timed out after ${step.timeoutS} s`);
         recorded = await send({ ...base, type: 'InterruptStep', reason: 'timeout' });
       } else if (outcome.result.outcome === 'done') {
-        // The log line and the append go out together: the line is written before the next step's first one either way.
+        // The next step (if the job goes straight on) starts in the same append, and the log line is
+        // written meanwhile: a step costs one append.
+        const nextAttempt = { attemptId: randomUUID(), executor: options.executor };
         [recorded] = await Promise.all([
-          send({ ...base, type: 'CompleteStep', facts: outcome.result.facts, ...(outcome.result.as ? { as: outcome.result.as } : {}) }),
+          send({ ...base, type: 'CompleteStep', facts: outcome.result.facts, ...(outcome.result.as ? { as: outcome.result.as } : {}), next: nextAttempt }),
           host.log(`${current.kind}: ${step.id} completed in ${outcome.durationMs} ms`),
         ]);
+        startedWithCompletion = nextAttempt.attemptId;
       } else if (outcome.result.outcome === 'wait') {
         await host.log(`${current.kind}: ${step.id} waits: ${outcome.result.message}`);
         recorded = await send({ type: 'ReachGate', jobId, step: step.id, attemptId, message: outcome.result.message });
