@@ -110,7 +110,8 @@ export async function runJob(message: WorkMessage, env: JobEnvironment, signal: 
     metadata: () => systemMetadata({ via: 'executor', causedBy }),
     signal,
     working: () => message.working(),
-    checkMs: env.heartbeatMs,
+    // The re-read is the fallback for a lost cancel notice: cheap (only new events), so every 2 s at most.
+    checkMs: Math.min(env.heartbeatMs, 2000),
     logger: env.logger,
   });
   message.ack();
