@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { InstanceDetailDb } from './instances/instanceDetail.ts';
-import type { InstanceJobStepsDb, InstanceJobStepsTable } from './instances/instanceJobSteps.ts';
-import type { InstanceListDb } from './instances/instanceList.ts';
+import type { InstanceDetailDb } from './instances/instanceDetail.table.ts';
+import type { InstanceJobStepsDb } from './instances/instanceJobSteps.table.ts';
+import type { InstanceListDb } from './instances/instanceList.table.ts';
 import type { PadronLoadsDb } from './padronLoads/padronLoads.table.ts';
 import type { ProjectDetailDb } from './projects/projectDetail.table.ts';
 import type { ProjectListDb } from './projects/projectList.table.ts';
@@ -16,10 +16,7 @@ import type { UsersDb } from './users/users.table.ts';
  * `Projection<ReadModelDatabase>` and its queries `(db: ReadModel, …)`. Table files import no
  * query file, so this one can import them all without a cycle.
  */
-export interface ReadModelDatabase extends CheckpointsDb, StreamActivityDb, UsersDb, ProjectListDb, ProjectDetailDb, PadronLoadsDb, InstanceListDb, InstanceDetailDb {
-  // InstanceJobStepsDb also declares a partial instance_detail for its own reads, so it is spelled out.
-  instance_job_steps: InstanceJobStepsTable;
-}
+export interface ReadModelDatabase extends CheckpointsDb, StreamActivityDb, UsersDb, ProjectListDb, ProjectDetailDb, PadronLoadsDb, InstanceListDb, InstanceDetailDb, InstanceJobStepsDb {}
 
 /** A handle on the read model: what every query function takes. A `Transaction` is one too. */
 export type ReadModel = Kysely<ReadModelDatabase>;
@@ -27,15 +24,8 @@ export type ReadModel = Kysely<ReadModelDatabase>;
 /** What a projection's `apply` gets: the batch's transaction. */
 export type ReadModelTransaction = Transaction<ReadModelDatabase>;
 
-/**
- * The handle processes hold. Kysely's database type is invariant, and the instance read models'
- * query functions still take their own `Kysely<Instance…Db>`: this one passes for those and for
- * `ReadModel`. It becomes plain `ReadModel` once they take `ReadModel` too.
- */
-export type ReadModelHandle = ReadModel & Kysely<InstanceListDb> & Kysely<InstanceDetailDb> & Kysely<InstanceJobStepsDb>;
-
 /** Schema `read_model` of the platform's database (`infra.db`, which services/shared leaves untyped). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- where the untyped platform handle gets its read-model type
-export function readModelOf(db: Kysely<any>): ReadModelHandle {
+export function readModelOf(db: Kysely<any>): ReadModel {
   return db.withSchema('read_model');
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ReadModelHandle } from '#projections/readModel.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import type { Environment } from 'nunjucks';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
@@ -10,7 +10,7 @@ import type { WebSettings } from './web.settings.ts';
 /** What web's routes work with. Web reads read models and sends commands; it never touches events. */
 export interface WebContext {
   /** Schema `read_model` (projections/readModel.ts). */
-  readModel: ReadModelHandle;
+  readModel: ReadModel;
   db: Kysely<unknown>;
   controlPlane: ControlPlaneClient;
   settings: WebSettings;

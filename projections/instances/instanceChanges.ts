@@ -1,23 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
-import type { InstanceEvent, InstanceStatus } from '#services/instances/domain/instance.ts';
+import type { InstanceEvent } from '#services/instances/domain/instance.ts';
+import type { InstanceOutColumns } from './instanceList.table.ts';
 
-/** The InstanceOut columns both the list and the detail keep. */
-export interface InstanceOutColumns {
-  slug: string;
-  name: string;
-  project: string;
-  stage: string;
-  erp_version: string;
-  edition: string;
-  modules: string[];
-  git_repo: string | null;
-  branch: string;
-  status: InstanceStatus;
-  url: string | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** The InstanceOut columns as an event sets them (`modules` as the array; the projections write it as JSON). */
+export type InstanceOutValues = Selectable<InstanceOutColumns>;
 
 export const INSTANCE_EVENT_TYPES = [
   'InstanceRequested',
@@ -35,7 +22,7 @@ export const INSTANCE_EVENT_TYPES = [
 ] as const;
 
 /** What an event changes in the InstanceOut columns: a whole row (requested), a patch, or deletion (purged). */
-export type InstanceChange = { insert: InstanceOutColumns } | { patch: Partial<InstanceOutColumns> } | { purge: true } | null;
+export type InstanceChange = { insert: InstanceOutValues } | { patch: Partial<Omit<InstanceOutValues, 'modules'>> } | { purge: true } | null;
 
 export function instanceChange(recorded: RecordedEvent): InstanceChange {
   const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
@@ -89,6 +76,3 @@ export function instanceChange(recorded: RecordedEvent): InstanceChange {
       return null;
   }
 }
-
-/** Status `provisioning` once a provisioning or rebuild job's first step starts: only the detail knows the job kind. */
-export const BUILDING_JOBS: readonly string[] = ['provision', 'rebuild'];

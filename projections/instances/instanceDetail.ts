@@ -1,45 +1,19 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
-import { statusOnStepStarted, type InstanceEvent, type InstanceSource } from '#services/instances/domain/instance.ts';
+import { statusOnStepStarted, type InstanceEvent } from '#services/instances/domain/instance.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-import { INSTANCE_EVENT_TYPES, instanceChange, type InstanceOutColumns } from './instanceChanges.ts';
-
-export interface InstanceDetailTable extends InstanceOutColumns {
-  source: InstanceSource;
-  created_by: string;
-  /** `process` or `docker`, once a build step said where the ERP runs. */
-  runtime: string | null;
-  /** True when the ERP is Forja's stand-in, not a real ERP. */
-  standin: boolean;
-  /** The commit checked out: what the ERP runs. */
-  commit: string | null;
-  /** The branch head last seen (git or a push); differs from `commit` when the instance is behind. */
-  branch_head: string | null;
-  /** The ERP's port on 127.0.0.1, kept across stops and starts once chosen. */
-  port: number | null;
-  /** A database was created for it (until destroyed): `start` and `restart` have something to run. */
-  provisioned: boolean;
-  /** A push arrived during the current job: a rebuild follows when the job ends. */
-  rebuild_pending: boolean;
-  job_id: string;
-  job_kind: string;
-  job_active: boolean;
-  /** The last request or action on it: the idle sweep puts development instances to sleep from here. */
-  last_action_at: Date;
-}
-
-export interface InstanceDetailDb {
-  instance_detail: InstanceDetailTable;
-}
+import { INSTANCE_EVENT_TYPES, instanceChange } from './instanceChanges.ts';
+import type { InstanceDetailTable } from './instanceDetail.table.ts';
 
 export type InstanceDetailRow = Selectable<InstanceDetailTable>;
 
 /** One instance's page and its InstanceOut: settings, status, current job, where it runs. */
-export const instanceDetailProjection: Projection<InstanceDetailDb> = {
+export const instanceDetailProjection: Projection<ReadModelDatabase> = {
   name: 'instance_detail',
   eventTypes: INSTANCE_EVENT_TYPES,
   tables: ['instance_detail'],
-  async apply(trx: Transaction<InstanceDetailDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const recorded of events) {
       const change = instanceChange(recorded);
       if (!change) continue;
@@ -53,8 +27,8 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
       if ('insert' in change && event.type === 'InstanceRequested') {
         const row = {
           ...change.insert,
-          modules: JSON.stringify(change.insert.modules) as unknown as string[],
-          source: JSON.stringify(event.data.source) as unknown as InstanceSource,
+          modules: JSON.stringify(change.insert.modules),
+          source: JSON.stringify(event.data.source),
           created_by: recorded.metadata.actor,
           runtime: null,
           standin: false,
@@ -72,7 +46,7 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
         continue;
       }
       if (!('patch' in change)) continue;
-      const patch: Partial<InstanceDetailTable> = { ...change.patch };
+      const patch: Updateable<InstanceDetailTable> = { ...change.patch };
       if (event.type === 'InstanceActionRequested') {
         Object.assign(patch, { job_id: event.data.jobId, job_kind: event.data.action, job_active: true, rebuild_pending: false });
         if (event.data.headCommit) patch.branch_head = event.data.headCommit;
@@ -104,7 +78,7 @@ export const instanceDetailProjection: Projection<InstanceDetailDb> = {
   },
 };
 
-export function getInstance(db: Kysely<InstanceDetailDb>, slug: string): Promise<InstanceDetailRow | undefined> {
+export function getInstance(db: ReadModel, slug: string): Promise<InstanceDetailRow | undefined> {
   return db.selectFrom('instance_detail').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
@@ -114,7 +88,7 @@ export function isBehind(row: Pick<InstanceDetailRow, 'commit' | 'branch_head'>)
 }
 
 /** Running development instances untouched since `before`: the idle sweep's candidates. */
-export function idleDevelopmentInstances(db: Kysely<InstanceDetailDb>, before: Date): Promise<Array<{ slug: string }>> {
+export function idleDevelopmentInstances(db: ReadModel, before: Date): Promise<Array<{ slug: string }>> {
   return db
     .selectFrom('instance_detail')
     .select('slug')
@@ -126,18 +100,18 @@ export function idleDevelopmentInstances(db: Kysely<InstanceDetailDb>, before: D
 }
 
 /** Destroyed instances, for purging. */
-export function destroyedInstances(db: Kysely<InstanceDetailDb>): Promise<Array<{ slug: string }>> {
+export function destroyedInstances(db: ReadModel): Promise<Array<{ slug: string }>> {
   return db.selectFrom('instance_detail').select('slug').where('status', '=', 'destroyed').execute();
 }
 
 /** ERP ports kept by instances that are not destroyed: a new instance must not be given one of them. */
-export async function keptPorts(db: Kysely<InstanceDetailDb>): Promise<Set<number>> {
+export async function keptPorts(db: ReadModel): Promise<Set<number>> {
   const rows = await db.selectFrom('instance_detail').select('port').where('port', 'is not', null).where('status', '<>', 'destroyed').execute();
   return new Set(rows.map((row) => row.port!));
 }
 
 /** Instances a restarted all-in-one platform must look at: a job left unfinished, or a server that was running. */
-export function instancesToRecover(db: Kysely<InstanceDetailDb>): Promise<Array<Pick<InstanceDetailRow, 'slug' | 'status' | 'job_id' | 'job_active' | 'runtime'>>> {
+export function instancesToRecover(db: ReadModel): Promise<Array<Pick<InstanceDetailRow, 'slug' | 'status' | 'job_id' | 'job_active' | 'runtime'>>> {
   return db
     .selectFrom('instance_detail')
     .select(['slug', 'status', 'job_id', 'job_active', 'runtime'])

@@ -1,36 +1,18 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { legacyPlan, type InstanceEvent } from '#services/instances/domain/instance.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-
-export interface InstanceJobStepsTable {
-  job_id: string;
-  position: number;
-  slug: string;
-  step: string;
-  /** pending, running, completed, skipped, reused, failed (a retryable failure stays until the retry starts), waiting or cancelled. */
-  state: string;
-  attempts: number;
-  started_at: Date | null;
-  ended_at: Date | null;
-  duration_ms: number | null;
-  error: string | null;
-  log_tail: string[] | null;
-}
-
-export interface InstanceJobStepsDb {
-  instance_job_steps: InstanceJobStepsTable;
-  instance_detail: { slug: string; job_id: string };
-}
+import type { InstanceJobStepsTable } from './instanceJobSteps.table.ts';
 
 export type InstanceJobStepRow = Selectable<InstanceJobStepsTable>;
 
 /** The steps of every job, pending ones included, with timings: the detail page shows the current job's. */
-export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
+export const instanceJobStepsProjection: Projection<ReadModelDatabase> = {
   name: 'instance_job_steps',
   eventTypes: ['InstanceRequested', 'InstanceActionRequested', 'InstanceStepStarted', 'InstanceStepCompleted', 'InstanceStepFailed', 'InstanceStepInterrupted', 'InstancePurged'],
   tables: ['instance_job_steps'],
-  async apply(trx: Transaction<InstanceJobStepsDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
       const at = new Date(recorded.metadata.at);
@@ -56,9 +38,10 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
           break;
         }
         case 'InstanceStepStarted':
+          // A retry starts afresh: the failed attempt's duration would read as this one's, and its log tail is no longer the step's.
           await trx
             .updateTable('instance_job_steps')
-            .set({ state: 'running', attempts: event.data.attempt, started_at: at, ended_at: null, error: null })
+            .set({ state: 'running', attempts: event.data.attempt, started_at: at, ended_at: null, duration_ms: null, error: null, log_tail: null })
             .where('job_id', '=', event.data.jobId)
             .where('step', '=', event.data.step)
             .execute();
@@ -89,7 +72,7 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
               ended_at: at,
               duration_ms: event.data.durationMs,
               error: failed ? event.data.error : null,
-              log_tail: failed ? (JSON.stringify(event.data.logTail) as unknown as string[]) : null,
+              log_tail: failed ? JSON.stringify(event.data.logTail) : null,
             })
             .where('job_id', '=', event.data.jobId)
             .where('step', '=', event.data.step)
@@ -115,18 +98,18 @@ export const instanceJobStepsProjection: Projection<InstanceJobStepsDb> = {
 };
 
 /** The plan of a request from before plans were recorded: a rebuild of a never-provisioned instance provisioned it. */
-async function legacyPlanOf(trx: Transaction<InstanceJobStepsDb>, event: Extract<InstanceEvent, { type: 'InstanceRequested' | 'InstanceActionRequested' }>) {
+async function legacyPlanOf(trx: ReadModelTransaction, event: Extract<InstanceEvent, { type: 'InstanceRequested' | 'InstanceActionRequested' }>) {
   if (event.type === 'InstanceRequested') return legacyPlan('provision', false);
   const provisioned = event.data.action === 'rebuild' && (await wasProvisioned(trx, event.data.slug));
   return legacyPlan(event.data.action, provisioned);
 }
 
-async function wasProvisioned(trx: Transaction<InstanceJobStepsDb>, slug: string): Promise<boolean> {
+async function wasProvisioned(trx: ReadModelTransaction, slug: string): Promise<boolean> {
   const row = await trx.selectFrom('instance_job_steps').select('job_id').where('slug', '=', slug).where('step', '=', 'database').where('state', '=', 'completed').executeTakeFirst();
   return row !== undefined;
 }
 
 /** The steps of one job, in order. */
-export function jobStepsOf(db: Kysely<InstanceJobStepsDb>, jobId: string): Promise<InstanceJobStepRow[]> {
+export function jobStepsOf(db: ReadModel, jobId: string): Promise<InstanceJobStepRow[]> {
   return db.selectFrom('instance_job_steps').selectAll().where('job_id', '=', jobId).orderBy('position').execute();
 }

@@ -1,28 +1,24 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import type { ReadModel, ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
-import { INSTANCE_EVENT_TYPES, instanceChange, type InstanceOutColumns } from './instanceChanges.ts';
-
-export type InstanceListTable = InstanceOutColumns;
-
-export interface InstanceListDb {
-  instance_list: InstanceListTable;
-}
+import { INSTANCE_EVENT_TYPES, instanceChange } from './instanceChanges.ts';
+import type { InstanceListTable } from './instanceList.table.ts';
 
 export type InstanceListRow = Selectable<InstanceListTable>;
 
 /** The instance list: filters by stage, status, version, project and branch; name search; pages. */
-export const instanceListProjection: Projection<InstanceListDb> = {
+export const instanceListProjection: Projection<ReadModelDatabase> = {
   name: 'instance_list',
   eventTypes: INSTANCE_EVENT_TYPES,
   tables: ['instance_list'],
-  async apply(trx: Transaction<InstanceListDb>, events: RecordedEvent[]) {
+  async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const event of events) {
       const change = instanceChange(event);
       const slug = (event.data as { slug: string }).slug;
       if (!change) continue;
       if ('insert' in change) {
-        const row = { ...change.insert, modules: JSON.stringify(change.insert.modules) as unknown as string[] };
+        const row = { ...change.insert, modules: JSON.stringify(change.insert.modules) };
         await trx.insertInto('instance_list').values(row).onConflict((oc) => oc.column('slug').doUpdateSet(row)).execute();
       } else if ('purge' in change) {
         await trx.deleteFrom('instance_list').where('slug', '=', slug).execute();
@@ -30,7 +26,7 @@ export const instanceListProjection: Projection<InstanceListDb> = {
         await trx.updateTable('instance_list').set(change.patch).where('slug', '=', slug).execute();
       }
       if (event.type === 'InstanceStepStarted') {
-        // A build's first step moves the instance from queued to provisioning; other jobs keep the status.
+        // statusOnStepStarted without the job kind: a provision or rebuild is queued until its first step, so queued is enough.
         await trx.updateTable('instance_list').set({ status: 'provisioning' }).where('slug', '=', slug).where('status', '=', 'queued').execute();
       }
     }
@@ -53,7 +49,7 @@ export interface InstancePage {
   pageCount: number;
 }
 
-function filtered(db: Kysely<InstanceListDb>, filters: InstanceFilters) {
+function filtered(db: ReadModel, filters: InstanceFilters) {
   let query = db.selectFrom('instance_list');
   if (filters.q?.trim()) {
     const pattern = `%${filters.q.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -68,7 +64,7 @@ function filtered(db: Kysely<InstanceListDb>, filters: InstanceFilters) {
 }
 
 /** One page of instances matching the filters, newest first. */
-export async function listInstances(db: Kysely<InstanceListDb>, filters: InstanceFilters & { page?: number; pageSize?: number }): Promise<InstancePage> {
+export async function listInstances(db: ReadModel, filters: InstanceFilters & { page?: number; pageSize?: number }): Promise<InstancePage> {
   const pageSize = filters.pageSize ?? 20;
   const matching = filtered(db, filters);
   const [{ total } = { total: 0 }] = await matching.select((eb) => eb.fn.countAll<number>().as('total')).execute();
@@ -79,6 +75,6 @@ export async function listInstances(db: Kysely<InstanceListDb>, filters: Instanc
 }
 
 /** Every instance matching the filters (the API list, the push hook's branch match), newest first. */
-export function allInstances(db: Kysely<InstanceListDb>, filters: InstanceFilters): Promise<InstanceListRow[]> {
+export function allInstances(db: ReadModel, filters: InstanceFilters): Promise<InstanceListRow[]> {
   return filtered(db, filters).selectAll().orderBy('created_at', 'desc').orderBy('slug').execute();
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ReadModelHandle } from '#projections/readModel.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import type { UserRow } from '#projections/users/users.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
@@ -12,7 +12,7 @@ import type { ProjectService } from './projects/projectService.ts';
 /** What the control-plane's routes work with. */
 export interface ControlPlaneContext {
   /** Schema `read_model` (projections/readModel.ts). */
-  readModel: ReadModelHandle;
+  readModel: ReadModel;
   /** The whole database, for /health. */
   db: Kysely<unknown>;
   store: EventStore;

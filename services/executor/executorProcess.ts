@@ -1,5 +1,6 @@
 import { keptPorts } from '#projections/instances/instanceDetail.ts';
 import { migrateReadModel } from '#projections/migrations/index.ts';
+import { readModelOf } from '#projections/readModel.ts';
 import { orExit } from '#shared/config/config.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
@@ -38,7 +39,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
     const logger = parentLogger.child({ process: 'executor' });
     await migrateReadModel(infra.db);
-    const readModel = infra.db.withSchema('read_model');
+    const readModel = readModelOf(infra.db);
     const erpServer = await openErpDatabaseServer(settings.FORJA_ERP_DATABASE_URL, config.FORJA_DATA_DIR);
     const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
     const ackWaitMs = settings.FORJA_JOB_ACK_WAIT_S * 1000;

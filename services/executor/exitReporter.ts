@@ -1,10 +1,6 @@
-import type { Kysely } from 'kysely';
-
-/** The shared read-model handle: Kysely's database type is invariant, so it is untyped (as in ControlPlaneContext). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-type ReadModel = Kysely<any>;
 import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { allInstances } from '#projections/instances/instanceList.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import { causedByLast } from '#shared/decider/systemMetadata.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';

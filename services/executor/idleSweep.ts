@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-
-/** The shared read-model handle: Kysely's database type is invariant, so it is untyped (as in ControlPlaneContext). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-type ReadModel = Kysely<any>;
 import { idleDevelopmentInstances } from '#projections/instances/instanceDetail.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import { causedByLast } from '#shared/decider/systemMetadata.ts';

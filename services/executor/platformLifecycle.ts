@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { instancesToRecover } from '#projections/instances/instanceDetail.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import type { Bus } from '#shared/bus/bus.ts';
 import { workMessageFor } from '#shared/bus/workMessage.ts';
@@ -12,10 +12,6 @@ import type { Logger } from '#shared/log.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
 import type { Runtime } from './runtime/runtime.ts';
-
-/** The shared read-model handle: Kysely's database type is invariant, so it is untyped (as in ControlPlaneContext). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-type ReadModel = Kysely<any>;
 
 /**
  * `npm start` is the all-in-one: the ERP servers it runs go down with it and come back with it,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { migrateReadModel } from '#projections/migrations/index.ts';
-import { readModelOf, type ReadModelHandle } from '#projections/readModel.ts';
+import { readModelOf, type ReadModel } from '#projections/readModel.ts';
 import { eventsFor, type Projection } from '#projections/runner/projection.ts';
 import { createKysely, createPool } from '#shared/db.ts';
 import type { DomainEvent, EventMetadata, RecordedEvent } from '#shared/eventStore/eventStore.ts';
@@ -27,7 +27,7 @@ export function projectionSpec(projection: Projection) {
   const scenario = (history: EventDraft[], events: EventDraft[]) => {
     const recorded = recordedEvents([...history, ...events]);
     const batches = [recorded.slice(0, history.length), recorded.slice(history.length)];
-    const run = async (): Promise<ReadModelHandle> => {
+    const run = async (): Promise<ReadModel> => {
       const db = await specReadModel();
       await emptyTables(db, projection);
       for (const batch of batches) await applyBatch(db, projection, batch);
@@ -35,7 +35,7 @@ export function projectionSpec(projection: Projection) {
     };
     return {
       /** The query's answer after the events equals `expected` (chai deep equality). */
-      async then<T>(query: (db: ReadModelHandle) => Promise<T>, expected: T): Promise<void> {
+      async then<T>(query: (db: ReadModel) => Promise<T>, expected: T): Promise<void> {
         const db = await run();
         expect(await query(db)).to.deep.equal(expected);
       },
@@ -86,10 +86,10 @@ export function recordedEvents(drafts: readonly EventDraft[], after = 0): Record
   });
 }
 
-let readModel: Promise<ReadModelHandle> | undefined;
+let readModel: Promise<ReadModel> | undefined;
 
 /** The run's read-model database, created and migrated on first use. */
-function specReadModel(): Promise<ReadModelHandle> {
+function specReadModel(): Promise<ReadModel> {
   readModel ??= (async () => {
     const pool = createPool(await createTestDatabase('projection_spec'), { max: 2 });
     onTeardown(() => pool.end());
@@ -99,17 +99,17 @@ function specReadModel(): Promise<ReadModelHandle> {
   return readModel;
 }
 
-async function applyBatch(db: ReadModelHandle, projection: Projection, batch: RecordedEvent[]): Promise<void> {
+async function applyBatch(db: ReadModel, projection: Projection, batch: RecordedEvent[]): Promise<void> {
   const relevant = eventsFor(projection.eventTypes)(batch);
   if (relevant.length > 0) await db.transaction().execute((trx) => projection.apply(trx, relevant));
 }
 
-async function emptyTables(db: ReadModelHandle, projection: Projection): Promise<void> {
+async function emptyTables(db: ReadModel, projection: Projection): Promise<void> {
   for (const table of projection.tables) await sql`truncate table ${sql.table(`read_model.${table}`)}`.execute(db);
 }
 
 /** Every row of the projection's tables, in an order that does not depend on how they were written. */
-async function tableRows(db: ReadModelHandle, projection: Projection): Promise<Record<string, unknown[]>> {
+async function tableRows(db: ReadModel, projection: Projection): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
   for (const table of projection.tables) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(`read_model.${table}`)}`.execute(db);

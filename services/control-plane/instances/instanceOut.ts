@@ -1,4 +1,4 @@
-import type { ReadModelHandle } from '#projections/readModel.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import { getInstance, isBehind, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
 import { jobStepsOf } from '#projections/instances/instanceJobSteps.ts';
 import type { InstanceListRow } from '#projections/instances/instanceList.ts';
@@ -28,7 +28,7 @@ export function instanceOut(row: InstanceListRow) {
 }
 
 /** InstanceOut with the detail fields: where it runs, the commit against its branch head, and the current job's steps. */
-export async function instanceDetailOut(readModel: ReadModelHandle, row: InstanceDetailRow) {
+export async function instanceDetailOut(readModel: ReadModel, row: InstanceDetailRow) {
   const steps = await jobStepsOf(readModel, row.job_id);
   return {
     ...instanceOut(row),
@@ -48,7 +48,7 @@ export async function instanceDetailOut(readModel: ReadModelHandle, row: Instanc
   };
 }
 
-export async function instanceOr404(readModel: ReadModelHandle, slug: string): Promise<InstanceDetailRow> {
+export async function instanceOr404(readModel: ReadModel, slug: string): Promise<InstanceDetailRow> {
   const row = await getInstance(readModel, slug);
   if (!row) throw new HttpError(404, `no instance ${slug}`);
   return row;

@@ -3,7 +3,7 @@ import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { allInstances } from '#projections/instances/instanceList.ts';
 import { getProject } from '#projections/projects/projectDetail.ts';
 import { listProjects } from '#projections/projects/projectList.ts';
-import type { ReadModelHandle } from '#projections/readModel.ts';
+import type { ReadModel } from '#projections/readModel.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
@@ -38,7 +38,7 @@ export class InstanceInputError extends DomainError {
 }
 
 /** Instance commands: creation (resolving or creating the project), actions, purge and push rebuilds. */
-export function instanceService(store: EventStore, projects: ProjectService, readModel: ReadModelHandle) {
+export function instanceService(store: EventStore, projects: ProjectService, readModel: ReadModel) {
   const run = (slug: string, command: InstanceCommand, metadata: EventMetadata) => handleCommand(store, instanceDecider, instanceStream(slug), command, { metadata });
 
   /** The project named (or slugged) `reference`, created when there is none. */
