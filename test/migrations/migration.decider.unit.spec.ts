@@ -6,6 +6,7 @@ import { migrationDecider, MigrationSlugTakenError } from '#services/migrations/
 import { checkpointOf, type LiveMigration, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
+import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
 
 const settings: MigrationSettings = {
   slug: 'acme-17',
@@ -152,4 +153,34 @@ describe('migration decider', () => {
     expect(allowedMigrationActions(state(failedUpgrade))).to.deep.equal(['run', 'stop', 'delete']);
     expect(allowedMigrationActions(state([created, requested(1, 'r1'), started(1, 'r1', 'space')]))).to.deep.equal(['pause', 'stop', 'delete']);
   });
+});
+
+describe('migration event schemas', () => {
+  const decided = (events: MigrationEvent[], command: Parameters<typeof migrationDecider.decide>[0]) => migrationDecider.decide(command, state(events));
+  const atGate = [created, requested(1, 'r1'), started(1, 'r1', 'space'), { type: 'MigrationGateReached', data: { ...run(1, 'r1'), step: 'space', attemptId: 'r1-space-1', message: 'approve?' } } as MigrationEvent];
+  const preflightFailed = [created, requested(1, 'r1'), started(1, 'r1', 'space'), ...failedAt(1, 'r1', 'space')];
+  const samples: MigrationEvent[] = [
+    ...failedUpgrade,
+    { ...created, data: { ...settings, input: { mode: 'upload', uploadId: 'u1', dumpName: 'acme.dump', filestoreName: null, bytes: 10, sha256: null }, contract: 'M12345678' } },
+    ...decided(failedUpgrade, { type: 'RequestRun', jobId: 'r2', plan: PLAN }),
+    ...decided(preflightFailed, { type: 'RunAnyway', jobId: 'r2', reason: 'checked by hand' }),
+    ...decided([created, requested(1, 'r1'), started(1, 'r1', 'space')], { type: 'PauseRun' }),
+    ...decided([created, requested(1, 'r1'), started(1, 'r1', 'space')], { type: 'StopMigration' }),
+    ...decided(atGate, { type: 'ResolveRunGate', number: 1, decision: 'rejected', by: 'ana@example.com', note: 'no' }),
+    ...decided([created, requested(1, 'r1'), started(1, 'r1', 'space')], { type: 'CompleteStep', jobId: 'r1', step: 'space', attemptId: 'r1-space-1', durationMs: 1, facts: { warnings: ['x'] }, next: { attemptId: 'b', executor: 'e1' } }),
+    ...decided([created, requested(1, 'r1'), started(1, 'r1', 'space')], { type: 'InterruptStep', jobId: 'r1', step: 'space', attemptId: 'r1-space-1', reason: 'timeout', durationMs: 9 }),
+    atGate.at(-1)!,
+    { type: 'MigrationJobResumed', data: run(1, 'r1') },
+    { type: 'MigrationJobSucceeded', data: run(1, 'r1') },
+    { type: 'MigrationEdited', data: { slug: 'acme-17', changes: { contract: 'M1', notifyTo: ['ops@example.com'] } } },
+    { type: 'MigrationDeleted', data: { slug: 'acme-17' } },
+  ];
+  const types = new Set(samples.map((event) => event.type));
+  it('has a sample of every event type', () => expect(types.size).to.equal(16));
+  for (const event of samples) {
+    it(`${event.type} matches schemas/events/${event.type}.v1.json`, () => {
+      const validate = schemaValidator(`events/${event.type}.v1.json`);
+      expect(validate(event.data), describeErrors(validate)).to.equal(true);
+    });
+  }
 });
