@@ -16,6 +16,10 @@ export interface StandinOptions {
   dbUser: string;
   dbPassword: string | undefined;
   logfile: string | undefined;
+  /** `--upgrade-path`: folders of migration scripts (`<module>/<version>/pre-*.sql`…), as given (checked at start-up). */
+  upgradePath: string[];
+  /** `--load`: the server-wide modules; the real ERP's default is `base,web`. */
+  load: string[];
 }
 
 export class UsageError extends Error {
@@ -32,6 +36,8 @@ function modules(value: string | undefined, flag: string): string[] {
   return names;
 }
 
+const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+
 function port(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -39,7 +45,10 @@ function port(value: string | undefined, fallback: number, flag: string): number
   return number;
 }
 
-/** Parses `odoo-bin`-style arguments (`-d db -i a,b --stop-after-init --http-port 8069 …`). */
+/**
+ * Parses `odoo-bin`-style arguments (`-d db -i a,b --stop-after-init --http-port 8069 …`), in both
+ * forms (`-u all`, `--update=all`). `-u all` stands for every installed module.
+ */
 export function parseStandinArgs(argv: string[]): StandinOptions {
   let values;
   try {
@@ -62,6 +71,10 @@ export function parseStandinArgs(argv: string[]): StandinOptions {
         'data-dir': { type: 'string', short: 'D' },
         'without-demo': { type: 'string' },
         'no-http': { type: 'boolean' },
+        'upgrade-path': { type: 'string' },
+        load: { type: 'string' },
+        // OpenUpgrade's CI passes `--log-handler odoo.models.unlink:WARNING`; the stand-in takes and ignores it.
+        'log-handler': { type: 'string', multiple: true },
       },
     }));
   } catch (error) {
@@ -72,7 +85,7 @@ export function parseStandinArgs(argv: string[]): StandinOptions {
     database: values.database,
     install: modules(values.init, '-i'),
     update: modules(values.update, '-u'),
-    addonsPath: (values['addons-path'] ?? '').split(',').map((dir) => dir.trim()).filter(Boolean).map((dir) => resolve(dir)),
+    addonsPath: list(values['addons-path']).map((dir) => resolve(dir)),
     stopAfterInit: values['stop-after-init'] === true,
     httpPort: port(values['http-port'], 8069, '--http-port'),
     httpInterface: values['http-interface'] ?? '127.0.0.1',
@@ -81,5 +94,7 @@ export function parseStandinArgs(argv: string[]): StandinOptions {
     dbUser: values.db_user ?? 'odoo',
     dbPassword: values.db_password,
     logfile: values.logfile,
+    upgradePath: list(values['upgrade-path']),
+    load: values.load === undefined ? ['base', 'web'] : list(values.load),
   };
 }

@@ -1,58 +1,93 @@
 import { appendFileSync } from 'node:fs';
-import { parseStandinArgs, UsageError } from './args.ts';
+import { constants } from 'node:os';
+import { parseStandinArgs, UsageError, type StandinOptions } from './args.ts';
 import { standinServer } from './http.ts';
 import { knownModules } from './knownModules.ts';
-import { initializeDatabase } from './modules.ts';
+import { MigrationError } from './migration.ts';
+import { initializeDatabase, type StandinSetup } from './modules.ts';
+import { endSessions } from './sessions.ts';
+import { checkUpgradePath } from './upgradePath.ts';
+import { standinVersion } from './version.ts';
 
 /**
  * The ERP stand-in: the part of the `odoo-bin` command line Forja calls (`-d`, `-i`, `-u`,
- * `--stop-after-init`, `--http-port`, `--db_host`…). It really connects to PostgreSQL, keeps
- * `ir_module_module`, writes an ERP-style log and serves `/web/health` and `/web/login`. It is a
- * test double of the ERP, for the tests and the first-run demo, not of Forja's own code. Like the
- * real ERP it installs only modules it can find: its standard ones and the addons on `--addons-path`.
+ * `--stop-after-init`, `--http-port`, `--db_host`, `--upgrade-path`, `--load`…). It really connects to
+ * PostgreSQL, keeps `ir_module_module`, migrates between versions as OpenUpgrade does, writes an
+ * ERP-style log and serves `/web/health` and `/web/login`. It is a test double of the ERP, for the
+ * tests and the first-run demo, not of Forja's own code. Like the real ERP it installs only modules
+ * it can find: its standard ones and the addons on `--addons-path`. It plays the ERP version in
+ * FORJA_STANDIN_VERSION (see version.ts).
  */
-let options;
-let known: string[];
+function fail(message: string, code: number): never {
+  process.stderr.write(`odoo-bin (stand-in): ${message}\n`);
+  process.exit(code);
+}
+
+let options: StandinOptions;
 try {
   options = parseStandinArgs(process.argv.slice(2));
-  known = knownModules(options.addonsPath);
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`odoo-bin (stand-in): ${error.message}\n`);
-  process.exit(2);
+  fail(error.message, 2);
 }
 
 const logfile = options.logfile;
 function log(level: string, logger: string, message: string): void {
   const at = new Date().toISOString().replace('T', ' ').replace('Z', '').replace('.', ',');
-  const line = `${at} ${process.pid} ${level} ${options!.database} ${logger}: ${message}\n`;
+  const line = `${at} ${process.pid} ${level} ${options.database} ${logger}: ${message}\n`;
   if (logfile) appendFileSync(logfile, line);
   else process.stdout.write(line);
 }
 
-log('INFO', 'odoo', `ERP stand-in starting (database ${options.database} on ${options.dbHost}:${options.dbPort})`);
+let setup: StandinSetup;
 try {
-  await initializeDatabase(options, known, log);
+  setup = { known: knownModules(options.addonsPath), version: standinVersion(process.env), upgradePath: checkUpgradePath(options.upgradePath) };
 } catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  log('ERROR', 'odoo.tools.config', error.message);
+  fail(error.message, 2);
+}
+
+const connection = { host: options.dbHost, port: options.dbPort, user: options.dbUser, password: options.dbPassword };
+const server = standinServer(options.database, log);
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    stopping = true;
+    log('INFO', 'odoo.service.server', `Initiating shutdown (${signal})`);
+    if (server.listening) {
+      server.close(() => process.exit(0));
+      server.closeAllConnections();
+      return;
+    }
+    // Mid-initialization: the statements this process runs end with it (their transactions roll back).
+    void endSessions(connection)
+      .then((pids) => pids.length > 0 && log('INFO', 'odoo.sql_db', `terminated the running statements of backends ${pids.join(', ')}`))
+      .catch((error: unknown) => log('ERROR', 'odoo.sql_db', `cannot end the running statements: ${(error as Error).message}`))
+      .finally(() => process.exit(128 + constants.signals[signal]));
+  });
+}
+
+log('INFO', 'odoo', `ERP stand-in${setup.version ? ` ${setup.version}` : ''} starting (database ${options.database} on ${options.dbHost}:${options.dbPort})`);
+try {
+  await initializeDatabase(options, setup, log);
+} catch (error) {
+  if (stopping) await new Promise(() => undefined); // the signal handler exits
+  if (error instanceof MigrationError) {
+    log('ERROR', 'odoo.modules.migration', error.message);
+    log('CRITICAL', 'odoo.service.server', `Failed to initialize database \`${options.database}\`.`);
+    fail(error.message, 1);
+  }
   log('ERROR', 'odoo.sql_db', `cannot initialize database ${options.database}: ${(error as Error).message}`);
-  process.stderr.write(`odoo-bin (stand-in): cannot initialize database ${options.database}: ${(error as Error).message}\n`);
-  process.exit(1);
+  fail(`cannot initialize database ${options.database}: ${(error as Error).message}`, 1);
 }
 if (options.stopAfterInit) {
   log('INFO', 'odoo.service.server', 'Initiating shutdown (--stop-after-init)');
   process.exit(0);
 }
 
-const server = standinServer(options.database, log);
 server.on('error', (error) => {
   log('ERROR', 'odoo.service.server', `HTTP service failed: ${error.message}`);
   process.exit(1);
 });
 server.listen(options.httpPort, options.httpInterface, () => log('INFO', 'odoo.service.server', `HTTP service (werkzeug) running on ${options.httpInterface}:${options.httpPort}`));
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    log('INFO', 'odoo.service.server', `Initiating shutdown (${signal})`);
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
-}

@@ -25,3 +25,8 @@ export const STANDARD_MODULES: readonly string[] = [
   'website', 'website_blog', 'website_crm', 'website_event', 'website_forum', 'website_hr_recruitment',
   'website_livechat', 'website_mail', 'website_payment', 'website_sale', 'website_sale_stock', 'website_slides',
 ];
+
+/** Manifest versions of the standard modules the real ERP ships with another than 1.0 (base is 1.3 in 16.0 and 17.0). */
+const VERSIONS: Readonly<Record<string, string>> = { base: '1.3' };
+
+export const standardModuleVersion = (name: string): string => VERSIONS[name] ?? '1.0';

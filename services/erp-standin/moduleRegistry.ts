@@ -1,0 +1,37 @@
+import type pg from 'pg';
+
+/** `ir_module_module`, the part of the real ERP's table Forja reads: name, state, latest_version. */
+export async function createModuleRegistry(client: pg.Client): Promise<void> {
+  await client.query(`create table if not exists ir_module_module (
+    id serial primary key,
+    name varchar not null unique,
+    state varchar not null,
+    latest_version varchar,
+    write_date timestamp not null default (now() at time zone 'utc')
+  )`);
+}
+
+/** The installed modules and their `latest_version`, in the order they were registered. */
+export async function installedVersions(client: pg.Client): Promise<Map<string, string | null>> {
+  const { rows } = await client.query<{ name: string; latest_version: string | null }>(`select name, latest_version from ir_module_module where state = 'installed' order by id`);
+  return new Map(rows.map((row) => [row.name, row.latest_version]));
+}
+
+/** The real ERP's "updating modules list": modules it can find get a row, `uninstalled`. */
+export async function addKnownModules(client: pg.Client, names: readonly string[]): Promise<void> {
+  await client.query(`insert into ir_module_module (name, state) select unnest($1::varchar[]), 'uninstalled' on conflict (name) do nothing`, [names]);
+}
+
+export async function registeredAmong(client: pg.Client, names: readonly string[]): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>('select name from ir_module_module where name = any($1::varchar[])', [names]);
+  return new Set(rows.map((row) => row.name));
+}
+
+/** Installs or updates `name` at `version`. */
+export async function setInstalled(client: pg.Client, name: string, version: string): Promise<void> {
+  await client.query(
+    `insert into ir_module_module (name, state, latest_version) values ($1, 'installed', $2)
+     on conflict (name) do update set state = 'installed', latest_version = $2, write_date = now() at time zone 'utc'`,
+    [name, version],
+  );
+}
