@@ -127,7 +127,8 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     expect(statSync(spec.dataDir).uid, 'its data dir').to.equal(erpUser);
     const environ = readFileSync(`/proc/${record.pid}/environ`, 'utf8').split('\0');
     expect(environ).to.include(`HOME=${spec.dataDir}`);
-    expect(environ.filter((line) => /^(FORJA_|DATABASE_URL|NATS_URL)/.test(line))).to.deep.equal([]);
+    // The stand-in's version is the one FORJA_ variable it gets: none of the executor's settings or secrets.
+    expect(environ.filter((line) => /^(FORJA_|DATABASE_URL|NATS_URL)/.test(line))).to.deep.equal([`FORJA_STANDIN_VERSION=${spec.erpVersion}`]);
   });
 
   it('a restarted executor adopts the running server instead of starting another', async () => {

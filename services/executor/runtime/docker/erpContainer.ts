@@ -71,7 +71,8 @@ export function erpArgs(spec: ErpRunSpec): string[] {
 
 function erpEnv(spec: ErpRunSpec): string[] {
   const { host, port, user, password } = spec.db;
-  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`];
+  // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
+  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {

@@ -79,7 +79,8 @@ export function erpArgs(spec: ErpRunSpec): string[] {
 const PASSED_THROUGH = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
 
 export function erpEnv(spec: ErpRunSpec): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PGPASSWORD: spec.db.password };
+  // The ERP stand-in takes its version from here (a real ERP ignores it): module versions and upgrades follow it.
+  const env: NodeJS.ProcessEnv = { PGPASSWORD: spec.db.password, FORJA_STANDIN_VERSION: spec.erpVersion };
   for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }
