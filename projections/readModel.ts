@@ -1,4 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { MigrationDetailDb } from './erpMigrations/migrationDetail.table.ts';
+import type { MigrationRunsDb } from './erpMigrations/migrationRuns.table.ts';
+import type { MigrationRunStepsDb } from './erpMigrations/migrationRunSteps.table.ts';
 import type { InstanceDetailDb } from './instances/instanceDetail.table.ts';
 import type { InstanceJobStepsDb } from './instances/instanceJobSteps.table.ts';
 import type { InstanceListDb } from './instances/instanceList.table.ts';
@@ -16,7 +19,19 @@ import type { UsersDb } from './users/users.table.ts';
  * `Projection<ReadModelDatabase>` and its queries `(db: ReadModel, …)`. Table files import no
  * query file, so this one can import them all without a cycle.
  */
-export interface ReadModelDatabase extends CheckpointsDb, StreamActivityDb, UsersDb, ProjectListDb, ProjectDetailDb, PadronLoadsDb, InstanceListDb, InstanceDetailDb, InstanceJobStepsDb {}
+export interface ReadModelDatabase
+  extends CheckpointsDb,
+    StreamActivityDb,
+    UsersDb,
+    ProjectListDb,
+    ProjectDetailDb,
+    PadronLoadsDb,
+    InstanceListDb,
+    InstanceDetailDb,
+    InstanceJobStepsDb,
+    MigrationDetailDb,
+    MigrationRunsDb,
+    MigrationRunStepsDb {}
 
 /** A handle on the read model: what every query function takes. A `Transaction` is one too. */
 export type ReadModel = Kysely<ReadModelDatabase>;

@@ -9,9 +9,20 @@ import { usersProjection } from './users/users.ts';
 import { instanceDetailProjection } from './instances/instanceDetail.ts';
 import { instanceJobStepsProjection } from './instances/instanceJobSteps.ts';
 import { instanceListProjection } from './instances/instanceList.ts';
+import { erpMigrationsProjection } from './erpMigrations/erpMigrations.ts';
 
 /** Every read model the projector keeps. */
-export const projections: readonly Projection[] = [streamActivityProjection, usersProjection, projectListProjection, projectDetailProjection, padronLoadsProjection, instanceListProjection, instanceDetailProjection, instanceJobStepsProjection];
+export const projections: readonly Projection[] = [
+  streamActivityProjection,
+  usersProjection,
+  projectListProjection,
+  projectDetailProjection,
+  padronLoadsProjection,
+  instanceListProjection,
+  instanceDetailProjection,
+  instanceJobStepsProjection,
+  erpMigrationsProjection,
+];
 
 /** Event type → work-queue subject: the events that ask an executor for work. */
 export const workRoutes: Readonly<Record<string, string>> = {

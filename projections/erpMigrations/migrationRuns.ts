@@ -1,0 +1,87 @@
+import type { Selectable } from 'kysely';
+import type { Run } from '#services/migrations/domain/migration.ts';
+import type { JobState, StepState } from '#shared/workflow/jobState.ts';
+import type { PlannedStep } from '#shared/workflow/plan.ts';
+import type { ReadModel } from '../readModel.ts';
+import type { MigrationRunsTable } from './migrationRuns.table.ts';
+import type { MigrationRunStepsTable, MigrationStepStatus } from './migrationRunSteps.table.ts';
+
+export type MigrationRunRow = Selectable<MigrationRunsTable>;
+export type MigrationRunStepRow = Selectable<MigrationRunStepsTable>;
+
+/** A migration's runs, the most recent first. */
+export function runsOf(db: ReadModel, slug: string): Promise<MigrationRunRow[]> {
+  return db.selectFrom('migration_runs').selectAll().where('slug', '=', slug).orderBy('number', 'desc').execute();
+}
+
+export function getRun(db: ReadModel, slug: string, number: number): Promise<MigrationRunRow | undefined> {
+  return db.selectFrom('migration_runs').selectAll().where('slug', '=', slug).where('number', '=', number).executeTakeFirst();
+}
+
+/** A run's steps, in plan order. */
+export function runSteps(db: ReadModel, jobId: string): Promise<MigrationRunStepRow[]> {
+  return db.selectFrom('migration_run_steps').selectAll().where('job_id', '=', jobId).orderBy('position').execute();
+}
+
+/** How the run page names and groups a plan step. */
+export function stepLabels(step: PlannedStep): Pick<MigrationRunStepRow, 'step_id' | 'kind' | 'title' | 'phase'> {
+  const title = step.params['title'];
+  return { step_id: step.id, kind: step.type, title: typeof title === 'string' && title !== '' ? title : step.id, phase: step.params['phase'] === 'preflight' ? 'preflight' : 'main' };
+}
+
+/** The columns a step's state decides. */
+export function stepColumns(state: StepState): Pick<MigrationRunStepRow, 'status' | 'attempts' | 'error' | 'gate' | 'facts' | 'warnings'> {
+  const facts = state.status === 'completed' || state.status === 'reused' ? state.facts : null;
+  const warnings = facts !== null && 'warnings' in facts && Array.isArray(facts.warnings) ? facts.warnings.filter((warning): warning is string => typeof warning === 'string') : [];
+  return {
+    status: state.status === 'pending' && state.interrupted === 'cancel' ? 'cancelled' : state.status,
+    attempts: state.attempts,
+    error: state.status === 'failed' ? state.error : null,
+    gate: state.status === 'waiting' ? state.gate : null,
+    facts,
+    warnings,
+  };
+}
+
+/**
+ * The run as the domain folds it, read back from its rows, so the projection moves it on with the
+ * domain's own `evolveJob` and `statusOf`. What the rows do not keep (attempt ids, retry policies,
+ * timeouts) changes no status, checkpoint or column.
+ */
+export function runOf(run: MigrationRunRow, steps: readonly MigrationRunStepRow[]): Run {
+  const job: JobState = {
+    jobId: run.job_id,
+    kind: run.kind,
+    plan: steps.map((step) => ({ id: step.step_id, type: step.kind, params: { title: step.title, phase: step.phase } })),
+    status: run.status,
+    steps: Object.fromEntries(steps.map((step) => [step.step_id, stepState(step)])),
+    error: run.error,
+  };
+  return { number: run.number, kind: run.kind, job, resumedFrom: run.resumed_from, skipPreflight: run.skip_preflight };
+}
+
+function stepState(row: MigrationRunStepRow): StepState {
+  const { attempts } = row;
+  const status: MigrationStepStatus = row.status;
+  switch (status) {
+    case 'pending':
+      return { status, attempts };
+    case 'cancelled':
+      return { status: 'pending', attempts, interrupted: 'cancel' };
+    case 'running':
+      return { status, attempts, attemptId: undefined, executor: undefined };
+    case 'completed':
+    case 'reused':
+      return { status, attempts, facts: row.facts ?? {} };
+    case 'skipped':
+      return { status, attempts };
+    case 'failed':
+      return { status, attempts, error: row.error ?? '', retryable: false };
+    case 'waiting':
+      return { status, attempts, attemptId: undefined, gate: row.gate ?? '' };
+    default: {
+      const unknown: never = status;
+      return unknown;
+    }
+  }
+}
