@@ -8,6 +8,7 @@ import { identityApi } from './identity/identity.api.ts';
 import { identityInternal } from './identity/identity.internal.ts';
 import { instanceApi } from './instances/instance.api.ts';
 import { instanceInternal } from './instances/instance.internal.ts';
+import { migrationApi } from './migrations/migration.api.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
 
@@ -34,6 +35,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   identityApi(router, ctx);
   projectApi(router, ctx);
   instanceApi(router, ctx);
+  migrationApi(router, ctx);
   identityInternal(router, ctx);
   projectInternal(router, ctx);
   instanceInternal(router, ctx);

@@ -7,6 +7,7 @@ import type { Logger } from '#shared/log.ts';
 import type { PlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import type { IdentityService } from './identity/identityService.ts';
 import type { InstanceService } from './instances/instanceService.ts';
+import type { MigrationService } from './migrations/migrationService.ts';
 import type { ProjectService } from './projects/projectService.ts';
 
 /** What the control-plane's routes work with. */
@@ -19,6 +20,7 @@ export interface ControlPlaneContext {
   identity: IdentityService;
   projects: ProjectService;
   instances: InstanceService;
+  migrations: MigrationService;
   secrets: PlatformSecrets;
   metrics: Metrics;
   logger: Logger;

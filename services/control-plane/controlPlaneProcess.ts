@@ -2,6 +2,7 @@ import { migrateReadModel } from '#projections/migrations/index.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { timedEventStore } from '#shared/eventStore/timedEventStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
+import { pullSettingsFrom } from '#shared/net/pullSettings.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
@@ -13,6 +14,8 @@ import type { ControlPlaneContext } from './context.ts';
 import { appendDurationHistogram } from './http/operational.ts';
 import { identityService } from './identity/identityService.ts';
 import { instanceService } from './instances/instanceService.ts';
+import { loadMigrationRecipes } from './migrations/migrationRecipes.ts';
+import { migrationService } from './migrations/migrationService.ts';
 import { projectService } from './projects/projectService.ts';
 
 /** How long a command waits for the read models to show it before answering 503. */
@@ -35,6 +38,7 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
     projects,
     instances: instanceService(store, projects, readModel),
+    migrations: migrationService(store, await loadMigrationRecipes(), pullSettingsFrom(config)),
     secrets,
     metrics,
     logger: logger.child({ process: 'control-plane' }),

@@ -3,7 +3,8 @@ import { authorizationTable, type RouteRule } from '#shared/auth/authorizationTa
 import { ROLES } from '#shared/auth/roles.ts';
 import { controlPlaneApp, webApp } from '#test/support/processApps.ts';
 import { registeredRoutes } from '#test/support/routeStack.ts';
-import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
+import { basic } from '#test/support/platform.ts';
+import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { ruleKey, type WalkFixture } from './routeRequests.ts';
 import { checkControlPlaneRoute } from './walkControlPlane.ts';
 import { checkWebRoute } from './walkWeb.ts';
@@ -14,13 +15,19 @@ const tableRoutes = (process: RouteRule['process']) => rulesOf(process).map((rul
 describe('the authorization table', function () {
   this.timeout(60_000);
   let platform: WebPlatform;
-  const fixture: WalkFixture = { slug: 'walk-target', instance: 'walk-target-walk-instance' };
+  const fixture: WalkFixture = { slug: 'walk-target', instance: 'walk-target-walk-instance', migration: 'walk-migration' };
 
   before(async () => {
-    platform = await startWebPlatform();
+    // The walk sends a wrong password and a deactivated account's to every route: what it checks is
+    // authorization, so the per-address lock (tested on its own) must not answer 429 before the end.
+    platform = await startWebPlatform({ FORJA_LOGIN_ADDRESS_FAILURES: '100000' });
     const developer = await platform.signedIn('developer');
     expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
     expect((await developer.post('/instances', { name: 'Walk Instance', project: fixture.slug, erp_version: '18.0' })).location).to.equal(`/instances/${fixture.instance}`);
+    const api = (path: string, body: unknown) =>
+      fetch(`${platform.controlPlane}${path}`, { method: 'POST', headers: { authorization: basic(USERS.developer), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await api('/api/v1/migrations', { name: 'Walk Migration', origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' })).status).to.equal(201);
+    expect((await api(`/api/v1/migrations/${fixture.migration}/run`, {})).status).to.equal(201);
   });
   after(() => platform?.stop());
 

@@ -2,19 +2,22 @@ import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { USERS } from '#test/support/webPlatform.ts';
 
-/** What the walk works on: a real project and a real instance of it, so `:slug` routes reach their handler. */
+/** What the walk works on: a real project, an instance of it and a migration with one run, so `:slug` routes reach their handler. */
 export interface WalkFixture {
   slug: string;
   instance: string;
+  migration: string;
 }
 
 const INSTANCE_PATH = /^\/(api\/v1\/|internal\/)?instances\//;
+const MIGRATION_PATH = /^\/api\/v1\/migrations\//;
 
 export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): string => `${rule.process} ${rule.method} ${rule.path}`;
 
 /** The route's path with real values for its parameters. */
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
-  const values: Record<string, string> = { slug: INSTANCE_PATH.test(rule.path) ? fixture.instance : fixture.slug, file: 'init.js' };
+  const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1' };
   return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
@@ -56,6 +59,17 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/instances': () => ({ name: unique('internal instance'), project: 'walk-target', erp_version: '18.0' }),
   'control-plane POST /internal/instances/purge': () => ({}),
   'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
+  'control-plane POST /api/v1/migrations': () => ({ name: unique('api migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
+  'control-plane PATCH /api/v1/migrations/:slug': () => ({ contract: 'M1234-walk' }),
+  'control-plane DELETE /api/v1/migrations/:slug': () => ({ confirm_name: 'not the name' }),
+  // The walk's migration has a queued run: a new run and run-anyway are refused with 409; pause and resume
+  // go back and forth; the gate is refused (no gate); stop, last in the table, takes it back to draft.
+  'control-plane POST /api/v1/migrations/:slug/run': () => ({}),
+  'control-plane POST /api/v1/migrations/:slug/run-anyway': () => ({ reason: 'walk' }),
+  'control-plane POST /api/v1/migrations/:slug/pause': () => ({}),
+  'control-plane POST /api/v1/migrations/:slug/resume': () => ({}),
+  'control-plane POST /api/v1/migrations/:slug/stop': () => ({}),
+  'control-plane POST /api/v1/migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
 };
 
 /** The body to send to `rule` as the user with `email` (undefined: nobody signed in); GETs send none. */

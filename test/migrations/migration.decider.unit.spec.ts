@@ -4,7 +4,7 @@ import { planStep } from '#shared/workflow/plan.ts';
 import { JobSupersededError, StaleAttemptError } from '#shared/workflow/workflowDecide.ts';
 import { migrationDecider, MigrationSlugTakenError } from '#services/migrations/domain/migration.decider.ts';
 import { checkpointOf, type LiveMigration, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
-import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
+import { allowedMigrationActions, migrationActionView } from '#services/migrations/domain/migrationActions.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
 
@@ -149,9 +149,9 @@ describe('migration decider', () => {
   });
 
   it('offers the actions the state allows', () => {
-    expect(allowedMigrationActions(state([created]))).to.deep.equal(['run', 'delete']);
-    expect(allowedMigrationActions(state(failedUpgrade))).to.deep.equal(['run', 'stop', 'delete']);
-    expect(allowedMigrationActions(state([created, requested(1, 'r1'), started(1, 'r1', 'space')]))).to.deep.equal(['pause', 'stop', 'delete']);
+    expect(allowedMigrationActions(migrationActionView(state([created])))).to.deep.equal(['run', 'delete']);
+    expect(allowedMigrationActions(migrationActionView(state(failedUpgrade)))).to.deep.equal(['run', 'stop', 'delete']);
+    expect(allowedMigrationActions(migrationActionView(state([created, requested(1, 'r1'), started(1, 'r1', 'space')])))).to.deep.equal(['pause', 'stop', 'delete']);
   });
 });
 

@@ -1,12 +1,13 @@
 import { STAGES, STATUSES } from '#services/instances/domain/instance.ts';
+import { MIGRATION_STATUSES } from '#services/migrations/domain/migration.ts';
 import { schemaDocument } from '#shared/schemaValidator.ts';
 
 interface Operation {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path syntax (`{slug}`). */
   path: string;
   summary: string;
-  tag: 'projects' | 'instances' | 'users' | 'operations' | 'internal';
+  tag: 'projects' | 'instances' | 'migrations' | 'users' | 'operations' | 'internal';
   security: 'basic' | 'service' | 'none';
   body?: string;
   ok: { status: number; schema?: string; array?: boolean; text?: string };
@@ -27,6 +28,19 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/api/v1/instances', summary: 'Create an instance (and its project when absent) and queue its provisioning', tag: 'instances', security: 'basic', body: 'InstanceCreate', ok: { status: 201, schema: 'InstanceOut' }, errors: [403, 409, 422] },
   { method: 'get', path: '/api/v1/instances/{slug}', summary: 'One instance with its current job', tag: 'instances', security: 'basic', ok: { status: 200, schema: 'InstanceOut' }, errors: [404, 422] },
   { method: 'post', path: '/api/v1/instances/{slug}/action', summary: 'start, restart, stop, rebuild or destroy', tag: 'instances', security: 'basic', body: 'InstanceAction', ok: { status: 200, schema: 'InstanceOut' }, errors: [403, 404, 409, 422] },
+  { method: 'get', path: '/api/v1/migrations', summary: 'Migrations, filtered by `status_filter` and `search` (part of the name)', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut', array: true }, errors: [422] },
+  { method: 'post', path: '/api/v1/migrations', summary: 'Create a migration as a draft, its database taken from `pull_url`; the route’s recipe is snapshotted', tag: 'migrations', security: 'basic', body: 'MigrationCreate', ok: { status: 201, schema: 'MigrationOut' }, errors: [403, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}', summary: 'One migration', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut' }, errors: [404, 422] },
+  { method: 'patch', path: '/api/v1/migrations/{slug}', summary: 'Edit: a draft’s route, engine and purpose, and always the contract and notify_to; other fields sent are ignored and listed in `ignored`', tag: 'migrations', security: 'basic', body: 'MigrationEdit', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 422] },
+  { method: 'delete', path: '/api/v1/migrations/{slug}', summary: 'Delete a migration with its runs, steps and artifacts, confirmed by its name', tag: 'migrations', security: 'basic', body: 'MigrationDelete', ok: { status: 204 }, errors: [403, 404, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/run', summary: 'Start a run: from scratch, or resuming the failed run from its failed step (finished steps reused)', tag: 'migrations', security: 'basic', ok: { status: 201, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/run-anyway', summary: 'Run past a failed pre-flight (the reason and who asked are recorded)', tag: 'migrations', security: 'basic', body: 'RunAnyway', ok: { status: 201, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/pause', summary: 'Pause the live run: its step is killed; it resumes from its last checkpoint', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/resume', summary: 'Resume a paused run', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/stop', summary: 'Back to draft: a live run is killed, runs dropped, working databases and files removed', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/runs', summary: 'The migration’s runs, most recent first', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut', array: true }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/runs/{number}', summary: 'One run with its steps', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut' }, errors: [404, 422] },
+  { method: 'post', path: '/api/v1/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate the run waits at (approve or reject, with an optional note)', tag: 'migrations', security: 'basic', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/webhooks/git/{project_slug}/{token}', summary: 'Git push hook (token from the project): rebuild the instances on the pushed branch', tag: 'projects', security: 'none', ok: { status: 200, schema: 'GitHookResult' }, errors: [400, 403, 404, 413] },
   { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
   { method: 'post', path: '/internal/users/oidc', summary: 'Find or register a user signed in through the identity provider', tag: 'internal', security: 'service', body: 'OidcUser', ok: { status: 200, schema: 'UserOut' }, errors: [403, 422] },
@@ -41,6 +55,10 @@ export const operations: readonly Operation[] = [
 
 const QUERY: Record<string, unknown[]> = {
   '/api/v1/projects': [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }],
+  '/api/v1/migrations': [
+    { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', ...MIGRATION_STATUSES], default: '' } },
+    { name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, default: '' }, description: 'part of the name, any case' },
+  ],
   '/api/v1/instances': [
     { name: 'stage', in: 'query', required: false, schema: { type: 'string', enum: ['', ...STAGES], default: '' } },
     { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', ...STATUSES], default: '' } },
@@ -48,7 +66,7 @@ const QUERY: Record<string, unknown[]> = {
 };
 
 const ERROR_TEXT: Record<number, string> = { 400: 'Unreadable push payload', 413: 'Payload too large', 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['Credentials', 'Error', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'UserOut', 'ValidationError'];
+const SCHEMAS = ['Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {
@@ -64,6 +82,7 @@ export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const slugParam = op.path.includes('{slug}') ? [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } }] : [];
+    const numberParam = op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : [];
     const query = op.method === 'get' ? (QUERY[op.path] ?? []) : [];
     const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};
     const responses: Record<string, unknown> = { [op.ok.status]: { description: 'OK', ...okBody } };
@@ -74,7 +93,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths[op.path]![op.method] = {
       summary: op.summary,
       tags: [op.tag],
-      parameters: [...slugParam, ...query],
+      parameters: [...slugParam, ...numberParam, ...query],
       ...(op.body ? { requestBody: { required: true, ...json(ref(op.body)) } } : {}),
       responses,
       security: op.security === 'none' ? [] : [{ [op.security]: [] }],

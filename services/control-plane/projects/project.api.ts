@@ -14,7 +14,7 @@ import { validateBody, validateSlug } from '../http/validate.ts';
 export const PROJECT_READ_MODELS = ['project_list', 'project_detail'] as const;
 
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** Metadata of a command sent by `user` in this request. */
 export function commandMetadata(req: Request, user: UserRow): EventMetadata {

@@ -17,7 +17,7 @@ import {
   type Run,
   type RunRequest,
 } from './migration.ts';
-import { editableFields, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
+import { editableFields, migrationActionView, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
 
 /**
  * Commands on one migration: the operator's (through the control-plane) and the executor's step
@@ -48,7 +48,7 @@ function live(state: MigrationState): LiveMigration {
 }
 
 function refuse(action: MigrationAction, migration: LiveMigration): void {
-  const refusal = refuseMigrationAction(action, migration);
+  const refusal = refuseMigrationAction(action, migrationActionView(migration));
   if (refusal) throw new DomainError(refusal, 'conflict');
 }
 

@@ -1,4 +1,4 @@
-import { failedInPreflight, type LiveMigration, type MigrationChanges } from './migration.ts';
+import { failedInPreflight, type LiveMigration, type MigrationChanges, type MigrationInput, type MigrationStatus } from './migration.ts';
 
 /**
  * Which actions a migration accepts, and why not otherwise: the one home of these rules. The
@@ -7,18 +7,31 @@ import { failedInPreflight, type LiveMigration, type MigrationChanges } from './
 export const MIGRATION_ACTIONS = ['run', 'run-anyway', 'pause', 'resume', 'stop', 'delete'] as const;
 export type MigrationAction = (typeof MIGRATION_ACTIONS)[number];
 
-/** Why `action` is refused for this migration, or null when it is allowed. */
-export function refuseMigrationAction(action: MigrationAction, migration: LiveMigration): string | null {
-  const { slug, status } = migration;
+/** What the rules look at: the folded state has it, and so does the migration_detail read model. */
+export interface MigrationActionView {
+  slug: string;
+  status: MigrationStatus;
+  inputMode: MigrationInput['mode'];
+  /** The last run failed in a pre-flight step. */
+  preflightFailed: boolean;
+}
+
+export const migrationActionView = (migration: LiveMigration): MigrationActionView => {
   const last = migration.runs.at(-1);
+  return { slug: migration.slug, status: migration.status, inputMode: migration.input.mode, preflightFailed: last !== undefined && failedInPreflight(last) };
+};
+
+/** Why `action` is refused for this migration, or null when it is allowed. */
+export function refuseMigrationAction(action: MigrationAction, migration: MigrationActionView): string | null {
+  const { slug, status } = migration;
   switch (action) {
     case 'run':
-      if (migration.input.mode === 'none') return `${slug} has no input yet: upload its dump first`;
+      if (migration.inputMode === 'none') return `${slug} has no input yet: upload its dump first`;
       if (status === 'queued' || status === 'running' || status === 'waiting') return `${slug} is ${status}; pause or stop its run first`;
       if (status === 'paused') return `${slug} is paused; resume it (or stop it to start over)`;
       return null;
     case 'run-anyway':
-      if (!last || !failedInPreflight(last)) return `run-anyway only overrides a run that failed in pre-flight; ${slug} is ${status}`;
+      if (!migration.preflightFailed) return `run-anyway only overrides a run that failed in pre-flight; ${slug} is ${status}`;
       return null;
     case 'pause':
       return status === 'queued' || status === 'running' || status === 'waiting' ? null : `cannot pause ${slug} while it is ${status}`;
@@ -36,7 +49,7 @@ export function refuseMigrationAction(action: MigrationAction, migration: LiveMi
 }
 
 /** The user actions this migration accepts now, in button order. */
-export const allowedMigrationActions = (migration: LiveMigration): MigrationAction[] => MIGRATION_ACTIONS.filter((action) => refuseMigrationAction(action, migration) === null);
+export const allowedMigrationActions = (migration: MigrationActionView): MigrationAction[] => MIGRATION_ACTIONS.filter((action) => refuseMigrationAction(action, migration) === null);
 
 /** A draft may change its route, engine and purpose; once it has run, only the contract and who is notified. */
 export function editableFields(migration: LiveMigration): ReadonlyArray<keyof MigrationChanges> {

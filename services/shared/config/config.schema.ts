@@ -75,6 +75,17 @@ export const configSchema = {
       pattern: '^\\s*\\[?[A-Za-z0-9_.:-]+\\]?(/[0-9]{1,3})?(\\s*,\\s*\\[?[A-Za-z0-9_.:-]+\\]?(/[0-9]{1,3})?)*\\s*$',
       description: 'comma-separated host names, addresses and CIDR ranges git may reach although they are loopback, private or link-local; unset = only public hosts',
     },
+  FORJA_PULL_ALLOW_HOSTS: {
+    type: 'string',
+    description:
+      'comma-separated host names, addresses and CIDR ranges (files.internal, 10.0.0.0/8) a migration pull_url (and its redirects) may reach although they are loopback, private or link-local; cloud metadata addresses only when listed one by one; unset = public hosts only',
+  },
+  FORJA_PULL_MAX_BYTES: {
+    type: 'integer',
+    minimum: 1,
+    default: 53_687_091_200,
+    description: 'a pull_url download larger than this is refused (by its Content-Length, or while it streams) and its partial file deleted; default 50 GiB',
+  },
     FORJA_PROJECTION_BATCH: { type: 'integer', minimum: 1, maximum: 100000, default: 1000, description: 'events per projection batch' },
     FORJA_PROJECTION_POLL_MS: {
       type: 'integer',
@@ -105,6 +116,8 @@ export interface Config {
   LOG_FORMAT: 'auto' | 'pretty' | 'json';
   FORJA_GIT_FILE_ROOTS?: string;
   FORJA_GIT_ALLOW_HOSTS?: string;
+  FORJA_PULL_ALLOW_HOSTS?: string;
+  FORJA_PULL_MAX_BYTES: number;
   FORJA_PROJECTION_BATCH: number;
   FORJA_PROJECTION_POLL_MS: number;
 }

@@ -11,20 +11,6 @@ export interface PullSettings {
 /** 50 GiB: the filestore cap (FORJA_FILESTORE_MAX_BYTES), so a pulled archive is never refused where an uploaded one would expand. */
 export const DEFAULT_PULL_MAX_BYTES = 53_687_091_200;
 
-/** The settings' schema properties, for the control-plane's and the executor's settings files to include. */
-export const pullSettingsProperties = {
-  FORJA_PULL_ALLOW_HOSTS: {
-    type: 'string',
-    description:
-      'comma-separated host names, addresses and CIDR ranges (files.internal, 10.0.0.0/8) a migration pull_url (and its redirects) may reach although they are loopback, private or link-local; cloud metadata addresses only when listed one by one; unset = public hosts only',
-  },
-  FORJA_PULL_MAX_BYTES: {
-    type: 'integer',
-    minimum: 1,
-    default: DEFAULT_PULL_MAX_BYTES,
-    description: 'a pull_url download larger than this is refused (by its Content-Length, or while it streams) and its partial file deleted; default 50 GiB',
-  },
-} as const;
 
 /**
  * The settings as the environment (or a settings loader) gives them. Throws a ConfigError naming
