@@ -79,6 +79,18 @@ describe('migration decider', () => {
   });
 
   it('runs anyway past a failed pre-flight only, skipping it and recording why', () => {
+    const PLAN_INPUT_FIRST = [planStep('fetch'), planStep('restore'), planStep('space', { params: { phase: 'preflight' } }), planStep('upgrade')];
+    const restoredThenFailed = [
+      created,
+      requested(1, 'r1', { plan: PLAN_INPUT_FIRST }),
+      ...['fetch', 'restore'].flatMap((step) => [started(1, 'r1', step), completed(1, 'r1', step, { step })]),
+      started(1, 'r1', 'space'),
+      ...failedAt(1, 'r1', 'space'),
+    ];
+    spec
+      .given(restoredThenFailed)
+      .when({ type: 'RunAnyway', jobId: 'r2', reason: 'checked by hand' })
+      .then([requested(2, 'r2', { plan: PLAN_INPUT_FIRST, kind: 'run-anyway', resumedFrom: 1, reused: { fetch: { step: 'fetch' }, restore: { step: 'restore' } }, skipped: ['space'], skipPreflight: true, reason: 'checked by hand' })]);
     const preflightFailed = [created, requested(1, 'r1'), started(1, 'r1', 'space'), ...failedAt(1, 'r1', 'space')];
     spec.given(failedUpgrade).when({ type: 'RunAnyway', jobId: 'r2', reason: 'disk is fine' }).thenThrows(DomainError, /only overrides a run that failed in pre-flight/);
     spec.given(preflightFailed).when({ type: 'RunAnyway', jobId: 'r2', reason: '  ' }).thenThrows(DomainError, /say why/);

@@ -67,6 +67,18 @@ function currentRun(migration: LiveMigration, jobId: string): Run {
   return last;
 }
 
+/** The steps a run finished: done with facts (reused by the next run) or skipped. */
+function finishedSteps(run: Run): { reused: Record<string, object>; skipped: string[] } {
+  const reused: Record<string, object> = {};
+  const skipped: string[] = [];
+  for (const step of run.job.plan) {
+    const state = run.job.steps[step.id];
+    if (state?.status === 'completed' || state?.status === 'reused') reused[step.id] = state.facts;
+    else if (state?.status === 'skipped') skipped.push(step.id);
+  }
+  return { reused, skipped };
+}
+
 /**
  * A run after a failure resumes it: same plan, the steps it finished reused with their facts (no
  * re-download, no re-restore), from the failed step on. Otherwise the run starts from scratch.
@@ -76,13 +88,7 @@ function nextRun(migration: LiveMigration, command: Extract<MigrationCommand, { 
   const number = migration.lastNumber + 1;
   const base = { slug: migration.slug, number, jobId: command.jobId, skipPreflight: false };
   if (last?.job.status === 'failed') {
-    const reused: Record<string, object> = {};
-    const skipped: string[] = [];
-    for (const step of last.job.plan) {
-      const state = last.job.steps[step.id];
-      if (state?.status === 'completed' || state?.status === 'reused') reused[step.id] = state.facts;
-      else if (state?.status === 'skipped') skipped.push(step.id);
-    }
+    const { reused, skipped } = finishedSteps(last);
     return { ...base, kind: 'resume', plan: last.job.plan, resumedFrom: last.number, reused, skipped, skipPreflight: last.skipPreflight };
   }
   return { ...base, kind: 'run', plan: command.plan, resumedFrom: null, reused: {}, skipped: [] };
@@ -117,6 +123,8 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
       if (command.reason.trim() === '') throw new DomainError('say why the failed pre-flight may be overridden', 'invalid');
       const last = migration.runs.at(-1)!;
       const preflight = last.job.plan.filter(isPreflight).map((step) => step.id);
+      // What the failed run fetched and restored before its checks failed is reused, not redone.
+      const { reused, skipped } = finishedSteps(last);
       const request: RunRequest = {
         slug,
         number: migration.lastNumber + 1,
@@ -124,8 +132,8 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
         kind: 'run-anyway',
         plan: last.job.plan,
         resumedFrom: last.number,
-        reused: {},
-        skipped: preflight,
+        reused: Object.fromEntries(Object.entries(reused).filter(([id]) => !preflight.includes(id))),
+        skipped: [...new Set([...skipped, ...preflight])],
         skipPreflight: true,
         reason: command.reason.trim(),
       };

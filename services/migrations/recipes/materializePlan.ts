@@ -18,6 +18,9 @@ export interface MaterializeOptions {
   skipPreflight?: boolean;
 }
 
+/** Steps that bring the customer's database in: they run before the pre-flight, which checks that database. */
+const INPUT_KINDS = new Set(['fetch', 'restore']);
+
 /** The wait before a step's first retry (doubled for each later one). */
 export const RETRY_BACKOFF_S = 30;
 
@@ -38,8 +41,9 @@ export function refuseRecipe(recipe: Recipe, migration: MigrationFacts): string 
 }
 
 /**
- * The plan of a migration run from its (possibly chained) recipe: pre-flight steps first, with
- * `params.phase` `preflight`, then the steps (`phase` `steps`). Plan-time variables are replaced;
+ * The plan of a migration run from its (possibly chained) recipe: the steps that bring the
+ * database in (fetch, restore), then the pre-flight steps that check it (`params.phase`
+ * `preflight`), then the other steps (`phase` `steps`). Plan-time variables are replaced;
  * `${paths.upgrade}` and `${run.number}` are left for the executor. A step whose `when` is false
  * is left out of the plan (it was never part of this run). Pure and deterministic: the same
  * recipe and migration give the same plain-JSON plan.
@@ -57,7 +61,11 @@ export function materializePlan(recipe: Recipe, migration: MigrationFacts, optio
       if (step.when !== undefined && !evaluateCondition(step.when, values)) return [];
       return [plannedStep(step, recipe, phase, { number, ...hop }, values)];
     });
-  return [...(options.skipPreflight ? [] : plan('preflight', recipe.preflight)), ...plan('steps', recipe.steps)];
+  // The pre-flight checks look at the customer's database: it is fetched and restored first.
+  const steps = plan('steps', recipe.steps);
+  const input = steps.filter((step) => INPUT_KINDS.has(step.type));
+  const rest = steps.filter((step) => !INPUT_KINDS.has(step.type));
+  return [...input, ...(options.skipPreflight ? [] : plan('preflight', recipe.preflight)), ...rest];
 }
 
 function plannedStep(step: RecipeStep, recipe: Recipe, phase: 'preflight' | 'steps', hop: Route & { number: number }, values: VariableValues): PlannedStep {
