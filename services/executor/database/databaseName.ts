@@ -31,3 +31,15 @@ export function checkedDatabaseName(name: string, maintenanceDatabase: string): 
   if (RESERVED.has(name) || name === maintenanceDatabase) throw new Error(`database '${name}' belongs to the server, not to an instance: refused`);
   return name;
 }
+
+/**
+ * `name` followed by `suffix` (a snapshot's `_ck`), within PostgreSQL's 63-byte limit: when it
+ * would not fit, `name`'s head is kept and a hash of the whole name added, so two long names
+ * never share a suffixed one.
+ */
+export function suffixedName(name: string, suffix: string): string {
+  const whole = `${name}${suffix}`;
+  if (Buffer.byteLength(whole) <= MAX_IDENTIFIER_BYTES) return whole;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, MAX_IDENTIFIER_BYTES - suffix.length - hash.length - 1)}_${hash}${suffix}`;
+}

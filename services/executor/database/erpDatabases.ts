@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { cancellingOnAbort } from './cancelBackends.ts';
 import { databaseAdmin } from './databaseAdmin.ts';
-import { checkedDatabaseName } from './databaseName.ts';
+import { checkedDatabaseName, suffixedName } from './databaseName.ts';
+import { databaseSize, inSession, type QueryOptions, queryRows } from './databaseSessions.ts';
 import type { DumpFormat } from './dumpFormat.ts';
 import type { InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
@@ -12,6 +13,7 @@ import { type Neutralized, neutralizeDatabase } from './neutralize.ts';
 import { openSession } from './openSession.ts';
 import { DEFAULT_APPLICATION_NAME, parsePgUrl, urlAs } from './pgServer.ts';
 import { pgTools } from './pgTools.ts';
+import { runOnceIn } from './runOnce.ts';
 
 export interface ErpDatabasesOptions {
   /** The instances' PostgreSQL server, as a user allowed to create databases (FORJA_ERP_DATABASE_URL); its database is only used for administration. */
@@ -62,6 +64,37 @@ export interface ErpDatabases {
   neutralize(name: string): Promise<Neutralized[]>;
   /** The ERP's registry rows of `modules` in database `name` (none for a module it does not know). */
   moduleStates(name: string, modules: readonly string[]): Promise<ModuleState[]>;
+  /**
+   * A checkpoint: `to` becomes a copy of `from` made with `CREATE DATABASE … TEMPLATE` (a
+   * file-level copy, much faster than a dump), owned by `from`'s role, whose objects keep their
+   * owner. Every other connection to `from` is ended first (a template must be idle). The copy is
+   * built under another name and renamed over an older `to`, so an interrupted snapshot leaves
+   * the older one in place. Rejects before touching anything when `from` does not exist.
+   */
+  snapshot(from: string, to: string): Promise<void>;
+  /**
+   * Drops `to` (ending its connections) and recreates it `TEMPLATE snapshot`, owned by `to`'s
+   * role. Rejects before touching `to` when there is no `snapshot`.
+   */
+  restoreFromSnapshot(snapshot: string, to: string): Promise<void>;
+  /**
+   * Ends every backend connected to `name`, whoever runs it (an ERP, a pg tool, a `CREATE INDEX`
+   * left by a killed pg_restore), and waits until they are gone (at most 5 s); says how many it
+   * ended. Not bound to the job's signal: it is what a pause or stop runs after the abort.
+   */
+  terminateConnections(name: string): Promise<number>;
+  /** The rows of `sql` run in `name` as its role (see queryRows); `readOnly` runs it in a read-only transaction. */
+  query<Row extends object = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
+  /**
+   * Runs `sql` in `name`, as its role, in one transaction with the marker row `key` of table
+   * `forja_migration_marks` (created if missing); when the marker is there already it runs
+   * nothing and says so (`ran: false`). See runOnceIn.
+   */
+  runOnce(name: string, key: string, sql: string): Promise<{ ran: boolean }>;
+  /** `pg_dump -Fc` of `name` as its role into `toFile`, written beside it and renamed into place; says how many bytes. */
+  dump(name: string, toFile: string): Promise<{ bytes: number }>;
+  /** `pg_database_size` of `name`, in bytes. */
+  size(name: string): Promise<number>;
 }
 
 /** What the server keeps of an application_name unchanged. */
@@ -73,6 +106,8 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
   if (!APPLICATION_NAME.test(appName)) throw new Error(`not a usable application_name (printable ASCII, at most 63 characters): ${JSON.stringify(appName)}`);
   const session = { applicationName: appName, ...(signal ? { signal } : {}) };
   const admin = databaseAdmin(adminUrl, log, session);
+  /** Sessions that must work after the abort (ending connections for a pause), tagged apart from the job's so its cancel never takes them. */
+  const terminator = databaseAdmin(adminUrl, log, { applicationName: `${DEFAULT_APPLICATION_NAME}-terminate` });
   const tools = pgTools(server, log, session);
   const checked = (name: string) => checkedDatabaseName(name, server.maintenanceDatabase);
   const owned = (name: string) => ({ name: checked(name), owner: credentials(checked(name)) });
@@ -86,14 +121,15 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
       : work();
 
   /** Writes a failure to the log before passing it on: the log is what the operator reads. */
-  async function logged<T>(what: string, work: () => Promise<T>): Promise<T> {
+  async function reported<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await abortable(what, work);
+      return await work();
     } catch (error) {
       logLine(log, `FAILED: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
   }
+  const logged = <T>(what: string, work: () => Promise<T>): Promise<T> => reported(() => abortable(what, work));
 
   return {
     exists: (name) => abortable(`looking up database ${name}`, () => admin.exists(checked(name))),
@@ -126,6 +162,57 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
           }
         }
       }),
+
+    snapshot: (from, to) =>
+      logged(`taking snapshot ${to} of database ${from}`, async () => {
+        if (checked(from) === checked(to)) throw new Error(`cannot snapshot database ${from} onto itself`);
+        if (!(await admin.exists(from))) throw new Error(`cannot snapshot database ${from}: it does not exist`);
+        const aside = checked(suffixedName(to, '_new'));
+        logLine(log, `taking snapshot ${to} of database ${from} (built as ${aside}, then renamed)`);
+        await admin.copyFromTemplate(from, aside, owned(from).owner);
+        await admin.replace(aside, to);
+        logLine(log, `snapshot ${to} of database ${from} ready`);
+      }),
+
+    restoreFromSnapshot: (snapshot, to) =>
+      logged(`restoring database ${to} from snapshot ${snapshot}`, async () => {
+        if (checked(snapshot) === checked(to)) throw new Error(`cannot restore database ${to} from itself`);
+        if (!(await admin.exists(snapshot))) throw new Error(`cannot restore database ${to}: there is no snapshot ${snapshot}`);
+        logLine(log, `restoring database ${to} from snapshot ${snapshot}`);
+        await admin.copyFromTemplate(snapshot, to, owned(to).owner);
+      }),
+
+    terminateConnections: (name) => reported(async () => terminator.terminateConnections(checked(name))),
+
+    query: <Row extends object>(name: string, sql: string, params?: readonly unknown[], options?: QueryOptions) =>
+      logged(`querying database ${name}`, () => inSession(urlOf(name), session, (client) => queryRows<Row>(client, sql, params, options))),
+
+    runOnce: (name, key, sql) =>
+      logged(`running ${key} once in ${name}`, async () => {
+        logLine(log, `running ${key} once in ${name}`);
+        const result = await inSession(urlOf(name), session, (client) => runOnceIn(client, key, sql));
+        logLine(log, result.ran ? `ran ${key} in ${name}` : `${key} already ran in ${name} (its marker is there): nothing done`);
+        return result;
+      }),
+
+    dump: (name, toFile) =>
+      logged(`dumping database ${name} into ${toFile}`, async () => {
+        if (!(await admin.exists(checked(name)))) throw new Error(`cannot dump database ${name}: it does not exist`);
+        const part = `${toFile}.partial`;
+        await rm(part, { force: true });
+        try {
+          await tools.dump(owned(name), part);
+          await rename(part, toFile);
+        } catch (error) {
+          await rm(part, { force: true });
+          throw error;
+        }
+        const { size } = await stat(toFile);
+        logLine(log, `dumped database ${name} into ${toFile} (${size} bytes)`);
+        return { bytes: size };
+      }),
+
+    size: (name) => logged(`measuring database ${name}`, () => inSession(urlOf(name), session, databaseSize)),
 
     moduleStates: (name, modules) => logged(`reading the modules of ${name}`, () => readModuleStates(urlOf(name), modules, session)),
 

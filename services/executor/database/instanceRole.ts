@@ -19,3 +19,6 @@ export function instanceCredentials(masterKey: Buffer | string, database: string
 
 /** The role's attributes, stated in full on create and on every re-assertion (an earlier ALTER cannot linger). */
 export const INSTANCE_ROLE_ATTRIBUTES = 'login nosuperuser nocreatedb nocreaterole noreplication nobypassrls inherit';
+
+/** What a non-superuser admin (CREATEROLE) may state in an ALTER ROLE: not superuser, replication or bypassrls, even to turn them off. */
+export const INSTANCE_ROLE_ALTERABLE_ATTRIBUTES = 'login nocreatedb nocreaterole inherit';

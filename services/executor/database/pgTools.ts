@@ -27,6 +27,8 @@ export interface PgTools {
   copy(from: OwnedDatabase, to: OwnedDatabase): Promise<void>;
   restoreCustom(dumpFile: string, to: OwnedDatabase): Promise<void>;
   restorePlain(dumpFile: string, to: OwnedDatabase): Promise<void>;
+  /** `pg_dump -Fc` of the database into `toFile` (created or replaced). */
+  dump(from: OwnedDatabase, toFile: string): Promise<void>;
 }
 
 export interface PgToolsOptions {
@@ -110,6 +112,17 @@ export function pgTools(server: PgServer, log: Writable, { signal, applicationNa
       if (!succeeded(result)) throw refusals.refusal ? new Error(privilegeRefusalMessage(what, refusals.refusal)) : toolError(what, result);
       if (piped !== null) throw piped;
       logLine(log, `restored ${dumpFile} into ${to}`);
+    },
+
+    async dump(source, toFile) {
+      const what = `dumping database ${source.name} into ${toFile}`;
+      throwIfAborted(signal, what);
+      logLine(log, `${what}: pg_dump -Fc, as role ${source.owner.user}`);
+      const { exit } = tool('pg_dump', ['--format=custom', '--file', toFile, '--dbname', source.name], { env: env(source) });
+      const dumped = await exit;
+      const aborted = abortOf(dumped);
+      if (aborted) throw aborted;
+      if (!succeeded(dumped)) throw toolError(what, dumped);
     },
   };
 }
