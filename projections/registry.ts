@@ -30,9 +30,18 @@ export const workRoutes: Readonly<Record<string, string>> = {
   InstanceActionRequested: 'work.instance',
   /** The executor deletes what is left of the instance's files. */
   InstancePurged: 'work.instance',
+  MigrationRunRequested: 'work.migration',
+  /** A paused run, or one a gate held, goes on. */
+  MigrationJobResumed: 'work.migration',
+  MigrationGateResolved: 'work.migration',
+  /** The executor removes the working database, its checkpoint and the migration's files. */
+  MigrationStopped: 'work.migration',
+  MigrationDeleted: 'work.migration',
 };
 
 /** Event type → the control subject that stops the job it concerns (the executor kills the running step). */
 export const controlRoutes: ControlRoutes = {
   InstanceJobCancelled: (event: RecordedEvent) => `control.instance.${(event.data as { slug: string }).slug}`,
+  MigrationJobPaused: (event: RecordedEvent) => `control.migration.${(event.data as { slug: string }).slug}`,
+  MigrationJobCancelled: (event: RecordedEvent) => `control.migration.${(event.data as { slug: string }).slug}`,
 };

@@ -1,6 +1,10 @@
 import type pg from 'pg';
 
-/** `ir_module_module`, the part of the real ERP's table Forja reads: name, state, latest_version. */
+/**
+ * `ir_module_module`, the part of the real ERP's table Forja reads (name, state, latest_version,
+ * demo), its dependencies, and the few base tables migration recipes and neutralization look at
+ * (scheduled actions, mail servers, views, attachments), with the real ERP's column names.
+ */
 export async function createModuleRegistry(client: pg.Client): Promise<void> {
   await client.query(`create table if not exists ir_module_module (
     id serial primary key,
@@ -9,6 +13,20 @@ export async function createModuleRegistry(client: pg.Client): Promise<void> {
     latest_version varchar,
     write_date timestamp not null default (now() at time zone 'utc')
   )`);
+  await client.query(`alter table ir_module_module add column if not exists demo boolean not null default false`);
+  await client.query(`create table if not exists ir_module_module_dependency (
+    id serial primary key,
+    module_id integer not null references ir_module_module (id) on delete cascade,
+    name varchar not null,
+    unique (module_id, name)
+  )`);
+  await client.query(`create table if not exists ir_cron (id serial primary key, name varchar not null, active boolean not null default true)`);
+  await client.query(`create table if not exists ir_mail_server (
+    id serial primary key, name varchar not null, smtp_host varchar not null, smtp_port integer not null default 25,
+    smtp_encryption varchar not null default 'none', smtp_authentication varchar not null default 'login', smtp_user varchar, active boolean not null default true
+  )`);
+  await client.query(`create table if not exists ir_ui_view (id serial primary key, name varchar not null, active boolean not null default true)`);
+  await client.query(`create table if not exists ir_attachment (id serial primary key, name varchar not null, res_model varchar, store_fname varchar)`);
 }
 
 /** The installed modules and their `latest_version`, in the order they were registered. */
@@ -27,11 +45,14 @@ export async function registeredAmong(client: pg.Client, names: readonly string[
   return new Set(rows.map((row) => row.name));
 }
 
-/** Installs or updates `name` at `version`. */
+/** Installs or updates `name` at `version`; every module but base depends on base. */
 export async function setInstalled(client: pg.Client, name: string, version: string): Promise<void> {
   await client.query(
     `insert into ir_module_module (name, state, latest_version) values ($1, 'installed', $2)
      on conflict (name) do update set state = 'installed', latest_version = $2, write_date = now() at time zone 'utc'`,
     [name, version],
   );
+  if (name !== 'base') {
+    await client.query(`insert into ir_module_module_dependency (module_id, name) select id, 'base' from ir_module_module where name = $1 on conflict do nothing`, [name]);
+  }
 }

@@ -54,7 +54,15 @@ export const executorSettingsSchema = {
     },
     FORJA_ERP_MEMORY_MB: { type: 'integer', minimum: 256, maximum: 1048576, default: 4096, description: 'docker runtime: memory limit of each ERP container, MiB (swap included)' },
     FORJA_ERP_PIDS: { type: 'integer', minimum: 64, maximum: 65536, default: 1024, description: 'docker runtime: most processes and threads in each ERP container' },
-    FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'jobs one executor runs at once' },
+    FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'instance jobs one executor runs at once' },
+    FORJA_MIGRATION_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 16, default: 1, description: 'migration runs one executor runs at once (their own consumer: a long run never takes an instance job’s slot)' },
+    FORJA_UPGRADE_SERVICE_URL: { type: 'string', pattern: '^https?://', description: 'the ERP vendor’s upgrade platform (the upgrade-service engine); unset = that engine’s runs fail saying so' },
+    FORJA_UPGRADE_SERVICE_EMAIL: { type: 'string', pattern: '^[^@ ]+@[^@ ]+$', description: 'the address the upgrade platform writes to when a migration has no notify_to' },
+    FORJA_UPGRADE_PATH: {
+      type: 'string',
+      minLength: 1,
+      description: 'the upgrade scripts of the ERP of a version (`${paths.upgrade}` in recipes), `{version}` replaced, e.g. /opt/openupgrade/{version}/openupgrade_scripts/scripts; unset = the ERP stand-in’s own scripts',
+    },
     FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
     FORJA_JOB_ACK_WAIT_S: {
       type: 'integer',
@@ -100,6 +108,10 @@ export interface ExecutorSettings {
   FORJA_ERP_MEMORY_MB: number;
   FORJA_ERP_PIDS: number;
   FORJA_EXECUTOR_CONCURRENCY: number;
+  FORJA_MIGRATION_CONCURRENCY: number;
+  FORJA_UPGRADE_PATH?: string;
+  FORJA_UPGRADE_SERVICE_URL?: string;
+  FORJA_UPGRADE_SERVICE_EMAIL?: string;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;
   FORJA_FILESTORE_MAX_BYTES: number;

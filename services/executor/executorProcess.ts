@@ -21,9 +21,15 @@ import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
 import { checkoutCommit, resolveBranchHead } from './source/gitSource.ts';
 import { consumeWork } from './workConsumers.ts';
+import type { MigrationEnvironment } from './migration/migrationHost.ts';
+import { migrationWork } from './migration/migrationWork.ts';
+import { migrationSteps, upgradePathFor } from './migration/steps/registry.ts';
+import { pullSettingsFrom } from '#shared/net/pullSettings.ts';
 
 /** Durable consumer of instance work shared by every executor: each job goes to one of them. */
 const INSTANCE_DURABLE = 'executor-instances';
+/** Migration runs have their own consumer and concurrency: a long run never takes an instance job's slot. */
+const MIGRATION_DURABLE = 'executor-migrations';
 
 /**
  * The executor: pulls instance work from `work.instance` (one consumer per work subject), runs
@@ -77,14 +83,32 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const sweep = startIdleSweep({ store: infra.store, readModel, sleepAfterMs: durationMs(settings.FORJA_SLEEP_AFTER), logger });
     const abort = new AbortController();
     const blobs = createFsBlobStore(config.FORJA_DATA_DIR);
-    const consuming = consumeWork(infra.bus, [{ subject: 'work.instance', durable: INSTANCE_DURABLE, concurrency: settings.FORJA_EXECUTOR_CONCURRENCY, handle: instanceWork({ ...env, blobs }) }], {
-      ackWaitMs,
-      signal: abort.signal,
+    const migrations: MigrationEnvironment = {
+      store: infra.store,
+      bus: infra.bus,
       logger,
-    });
+      dataDir: config.FORJA_DATA_DIR,
+      runtime,
+      databases: env.tools.databases,
+      credentials,
+      erpDatabaseServer: erpServer.server,
+      blobs,
+      pull: pullSettingsFrom(config),
+      upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH),
+      heartbeatMs: env.heartbeatMs,
+    };
+    const steps = migrationSteps({ url: settings.FORJA_UPGRADE_SERVICE_URL, email: settings.FORJA_UPGRADE_SERVICE_EMAIL });
+    const consuming = consumeWork(
+      infra.bus,
+      [
+        { subject: 'work.instance', durable: INSTANCE_DURABLE, concurrency: settings.FORJA_EXECUTOR_CONCURRENCY, handle: instanceWork({ ...env, blobs }) },
+        { subject: 'work.migration', durable: MIGRATION_DURABLE, concurrency: settings.FORJA_MIGRATION_CONCURRENCY, handle: migrationWork(migrations, steps) },
+      ],
+      { ackWaitMs, signal: abort.signal, logger },
+    );
     return {
       name: 'executor',
-      describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} jobs at once`, erpServer.describe],
+      describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} instance jobs and ${settings.FORJA_MIGRATION_CONCURRENCY} migration run(s) at once`, erpServer.describe],
       async stop() {
         sweep.stop();
         abort.abort();

@@ -211,6 +211,7 @@ describe('instance event schemas', () => {
     requested,
     { type: 'InstanceRequested', data: { ...settings, source: { kind: 'upload', uploadId: '0b9e4c1e-2f7a-4c1d-9d2e-1f0a8b7c6d5e', dumpFormat: 'plain', hasFilestore: true }, jobId: 'j1' } },
     { type: 'InstanceRequested', data: { ...settings, source: { kind: 'clone', from: 'acme-prod' }, jobId: 'j1' } },
+    { type: 'InstanceRequested', data: { ...settings, source: { kind: 'migration', migration: 'acme-17', run: 2, database: 'forja_mig_acme_17', filestoreDir: '/var/lib/forja/migrations/acme-17/work/filestore' }, jobId: 'j1' } },
     ...running,
     action('sleep'),
     { type: 'InstanceStepFailed', data: { slug: 'acme-dev', jobId: 'j2', step: 'start', durationMs: 1, error: 'x', logTail: ['a'] } },

@@ -80,6 +80,8 @@ export function sourceText(source: InstanceDetailRow['source']): string {
       return `a copy of ${source.from}`;
     case 'upload':
       return `an uploaded ${source.dumpFormat === 'custom' ? 'pg_dump custom' : 'plain SQL'} dump${source.hasFilestore ? ' with its filestore' : ''}`;
+    case 'migration':
+      return `the result of run ${source.run} of migration ${source.migration}`;
     default: {
       const unknown: never = source;
       return unknown;

@@ -62,6 +62,9 @@ const database: Step = async (env) => {
     if (source.kind === 'clone') {
       await databases.clone(databaseName(source.from), target);
       await env.filestore.copy(filestoreOf(env.dataDir, source.from), filestore, log);
+    } else if (source.kind === 'migration') {
+      await databases.clone(source.database, target);
+      if (source.filestoreDir) await env.filestore.copy(source.filestoreDir, filestore, log);
     } else {
       const dir = uploadDir(env.dataDir, source.uploadId);
       await databases.restore(join(dir, 'dump'), source.dumpFormat, target);

@@ -37,7 +37,9 @@ export type ActionReason = 'user' | 'push' | 'idle' | 'boot';
 export type InstanceSource =
   | { kind: 'empty' }
   | { kind: 'clone'; from: string }
-  | { kind: 'upload'; uploadId: string; dumpFormat: 'custom' | 'plain'; hasFilestore: boolean };
+  | { kind: 'upload'; uploadId: string; dumpFormat: 'custom' | 'plain'; hasFilestore: boolean }
+  /** A migration run's result: a copy of its working database and filestore (the run's `instance` step). */
+  | { kind: 'migration'; migration: string; run: number; database: string; filestoreDir: string | null };
 
 export interface InstanceSettings {
   slug: string;

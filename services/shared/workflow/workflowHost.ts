@@ -33,4 +33,10 @@ export interface WorkflowHost<State, Command, Event extends DomainEvent, Context
   log(line: string): Promise<void>;
   /** The last log lines that explain why `step` failed. */
   failureTail(step: PlannedStep, error: unknown): string[];
+  /**
+   * After a step was stopped by a pause or cancel (its tools are killed by then): ends what may
+   * still run outside them, such as server-side work of a killed client (a migration ends every
+   * connection to its working database).
+   */
+  afterStop?(state: State): Promise<void>;
 }

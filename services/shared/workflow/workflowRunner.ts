@@ -139,6 +139,7 @@ export async function runWorkflowJob<State, Command, Event extends DomainEvent, 
       const { step } = next;
       if (outcome.type === 'stopped') {
         if (options.signal.aborted) throw options.signal.reason;
+        await host.afterStop?.(aggregate.state);
         // `current` is the job before the step started (never paused): the state read since says why it stopped.
         await host.log(`${current.kind}: ${step.id} stopped (${job()?.status === 'paused' ? 'paused' : 'the job was cancelled'})`);
         continue; // the state says why: cancelled, paused or superseded

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
 import { erpAccount, handFoldersTo } from '../erpAccount.ts';
@@ -80,7 +80,9 @@ export class ProcessRuntime implements Runtime {
    */
   async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
     const command = this.command(spec.erpVersion);
-    const pidFile = oneShotPidFilePath(this.dataRoot, spec.slug);
+    // Beside the run's data: an instance's own folder (where stop and destroy look too), or a migration's work folder.
+    handFoldersTo(this.user, spec);
+    const pidFile = join(spec.dataDir, 'oneshot.pid');
     await endOneShotSurvivor(pidFile, this.erpUid(), this.oneShotGraceMs);
     await runOneShot(spec, command, args, { user: this.user, pidFile, graceMs: this.oneShotGraceMs, signal });
   }

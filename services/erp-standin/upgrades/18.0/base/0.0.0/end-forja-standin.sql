@@ -1,0 +1,4 @@
+-- The stand-in's own upgrade scripts for 18.0: what OpenUpgrade's openupgrade_scripts are to the
+-- real ERP. Records when base was migrated, as OpenUpgrade's logs would show it.
+create table if not exists forja_standin_upgrades (version text not null, upgraded_at timestamptz not null default now());
+insert into forja_standin_upgrades (version) values ('18.0');

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
+import type { Bus } from '#shared/bus/bus.ts';
+import type { EventStore } from '#shared/eventStore/eventStore.ts';
+import type { Logger } from '#shared/log.ts';
+import type { PullSettings } from '#shared/net/pullSettings.ts';
+import { isStepDone, type JobState } from '#shared/workflow/jobState.ts';
+import type { PlannedStep } from '#shared/workflow/plan.ts';
+import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.ts';
+import { aggregateStream } from '#shared/decider/aggregateStream.ts';
+import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { instanceDecider, InstanceSlugTakenError } from '#services/instances/domain/instance.decider.ts';
+import { instanceStream } from '#services/instances/domain/instance.ts';
+import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
+import { migrationStream, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
+import type { ErpDatabases } from '../database/erpDatabases.ts';
+import type { InstanceCredentials } from '../database/instanceRole.ts';
+import { jobLog } from '../jobs/jobLog.ts';
+import type { JobBinding } from '../jobs/stepEnvironment.ts';
+import { logTail } from '../logTail.ts';
+import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
+import type { MigrationPaths, MigrationStep, MigrationStepContext, WorkingInstances } from './migrationStepContext.ts';
+
+/** What the executor gives migration runs. */
+export interface MigrationEnvironment {
+  store: EventStore;
+  bus: Bus;
+  logger: Logger;
+  dataDir: string;
+  runtime: Runtime;
+  databases: (log: Writable, job: JobBinding) => ErpDatabases;
+  credentials: (database: string) => InstanceCredentials;
+  erpDatabaseServer: ErpDatabaseServer;
+  blobs: BlobStore;
+  pull: PullSettings;
+  /** `${paths.upgrade}` for the ERP of a version. */
+  upgradePath: (version: string) => string;
+  heartbeatMs: number;
+}
+
+export const migrationDir = (dataDir: string, slug: string): string => join(dataDir, 'migrations', slug);
+
+export function migrationPaths(dataDir: string, slug: string, run: number): MigrationPaths {
+  const root = migrationDir(dataDir, slug);
+  return { root, input: join(root, 'input'), filestore: join(root, 'work', 'filestore'), run: join(root, 'runs', String(run)) };
+}
+
+/** The run's log: what Forja did, the tools' and the ERP's output. */
+export const runLogFile = (dataDir: string, slug: string, run: number): string => join(migrationPaths(dataDir, slug, run).run, 'run.log');
+
+/**
+ * The working database may hold a half-done change of `step` unless the step before it was done in
+ * this very run and this is the step's first attempt (a retry, a resume, or a start after a pause
+ * or a lost executor is dirty).
+ */
+export function isDirty(job: JobState, step: PlannedStep): boolean {
+  const state = job.steps[step.id];
+  if ((state?.attempts ?? 0) > 1) return true;
+  const index = job.plan.findIndex((candidate) => candidate.id === step.id);
+  const previous = job.plan[index - 1];
+  if (!previous) return false;
+  return job.steps[previous.id]?.status !== 'completed' && job.steps[previous.id]?.status !== 'skipped';
+}
+
+type RunContext = { migration: LiveMigration; run: Run };
+
+/** The migration stream as the workflow runner's host, for the run whose job is `jobId`. */
+export function migrationHost(
+  env: MigrationEnvironment,
+  { slug, jobId, number }: { slug: string; jobId: string; number: number },
+  steps: Readonly<Record<string, MigrationStep>>,
+): WorkflowHost<MigrationState, MigrationCommand, MigrationEvent, RunContext> {
+  const runOf = (state: MigrationState): Run | undefined => (state.status === 'none' || state.deleted ? undefined : state.runs.find((run) => run.job.jobId === jobId));
+  const logFile = runLogFile(env.dataDir, slug, number);
+  mkdirSync(dirname(logFile), { recursive: true });
+  const log = jobLog(logFile);
+  const registry: StepRegistry<RunContext> = Object.fromEntries(
+    Object.entries(steps).map(([type, step]) => [type, (context: RunContext, planned: PlannedStep, signal: AbortSignal) => step(stepContext(env, context, planned, signal, log))]),
+  );
+  return {
+    kind: 'migration',
+    id: slug,
+    stream: migrationStream(slug),
+    decider: migrationDecider,
+    jobOf: (state) => runOf(state)?.job ?? null,
+    command: (command) => command as MigrationCommand,
+    steps: registry,
+    context(state) {
+      const migration = state as LiveMigration;
+      return { migration, run: runOf(migration)! };
+    },
+    log,
+    /** A killed pg_restore or ERP leaves server-side work (a CREATE INDEX) running: end every connection to the working database. */
+    async afterStop(state) {
+      if (state.status === 'none') return;
+      const ended = await env.databases(devNull(), { signal: AbortSignal.timeout(60_000), applicationName: `forja-stop-${slug}`.slice(0, 63) }).terminateConnections(state.workingDatabase);
+      await log(`ended ${ended} connection(s) to ${state.workingDatabase}`);
+    },
+    failureTail(step, error) {
+      env.logger.warn({ slug, jobId, step: step.id, err: error }, 'migration step failed');
+      return (error as { logTail?: string[] }).logTail ?? logTail(logFile);
+    },
+  };
+}
+
+function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, step: PlannedStep, signal: AbortSignal, log: (line: string) => Promise<void>): MigrationStepContext {
+  const paths = migrationPaths(env.dataDir, migration.slug, run.number);
+  const logFile = runLogFile(env.dataDir, migration.slug, run.number);
+  const toolLog = () => createWriteStream(logFile, { flags: 'a' });
+  const binding = { signal, applicationName: `forja-job-${run.job.jobId}`.slice(0, 63) };
+  let databases: ErpDatabases | undefined;
+  return {
+    migration,
+    run,
+    step,
+    attempt: run.job.steps[step.id]?.attempts ?? 1,
+    dirty: isDirty(run.job, step),
+    paths,
+    get databases() {
+      // One writable for the step's database work: its lines land in the run's log.
+      databases ??= env.databases(toolLog(), binding);
+      return databases;
+    },
+    runtime: env.runtime,
+    erpRunSpec: (version: string): ErpRunSpec => ({
+      slug: `mig-${migration.slug}`.slice(0, 60),
+      erpVersion: version,
+      edition: migration.flavor,
+      database: migration.workingDatabase,
+      db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
+      sourceDir: null,
+      dataDir: join(paths.root, 'work'),
+      logFile,
+    }),
+    upgradePath: env.upgradePath,
+    blobs: env.blobs,
+    pull: env.pull,
+    instances: workingInstances(env, run),
+    log,
+    toolLog,
+    signal,
+  };
+}
+
+/** The instance stream, for the `instance` step: requests are system decisions caused by the run's request. */
+function workingInstances(env: MigrationEnvironment, run: Run): WorkingInstances {
+  return {
+    async request(settings) {
+      const metadata = { correlationId: run.job.jobId, causationId: run.job.jobId, actor: 'system', at: new Date().toISOString(), via: 'executor' };
+      try {
+        await handleCommand(env.store, instanceDecider, instanceStream(settings.slug), { type: 'RequestInstance', settings, jobId: randomUUID() }, { metadata });
+      } catch (error) {
+        if (!(error instanceof InstanceSlugTakenError)) throw error; // an earlier attempt asked for it
+      }
+    },
+    async statusOf(slug) {
+      const { state } = await aggregateStream(env.store, instanceDecider, instanceStream(slug));
+      if (state.status === 'none') return { status: 'none', url: null, lastError: null };
+      return { status: state.status, url: state.facts.url ?? null, lastError: state.lastError };
+    },
+  };
+}
+
+/** A log sink for work whose lines have nowhere to go. */
+function devNull(): Writable {
+  const sink = new PassThrough();
+  sink.resume();
+  return sink;
+}
+
+/** The steps a resumed run reused, for its log. */
+export const reusedSteps = (job: JobState): string[] => job.plan.filter((step) => isStepDone(job.steps[step.id]) && job.steps[step.id]?.status === 'reused').map((step) => step.id);

@@ -1,0 +1,25 @@
+import { done } from '#shared/workflow/stepOutcome.ts';
+import type { MigrationStep, MigrationStepContext } from '../migrationStepContext.ts';
+import { restoreCheckpoint, takeCheckpoint } from './checkpoint.ts';
+
+/** `${paths.upgrade}` and `${run.number}`, the variables a plan leaves for the run. */
+function runVariables(text: string, context: MigrationStepContext, version: string): string {
+  return text.replaceAll('${paths.upgrade}', context.upgradePath(version)).replaceAll('${run.number}', String(context.run.number));
+}
+
+/**
+ * Runs the ERP of the origin or destination version once on the working database (an
+ * OpenUpgrade `-u all` run, say). It changes the database in place and commits per module, so a
+ * retry or a resume first rebuilds the database from the last checkpoint, and a success takes a
+ * new one.
+ */
+export const erp: MigrationStep = async (context) => {
+  const { params } = context.step;
+  const version = typeof params['erpVersion'] === 'string' ? params['erpVersion'] : params['version'] === 'origin' ? context.migration.origin : context.migration.destination;
+  const args = (Array.isArray(params['args']) ? (params['args'] as unknown[]) : []).map((arg) => runVariables(String(arg), context, version));
+  if (context.dirty) await restoreCheckpoint(context);
+  await context.log(`running the ${version} ERP once: ${args.join(' ')}`);
+  await context.runtime.runOnce(context.erpRunSpec(version), args, context.signal);
+  await takeCheckpoint(context);
+  return done({ erpVersion: version });
+};

@@ -1,0 +1,184 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import pg from 'pg';
+import { executorStarter } from '#services/executor/executorProcess.ts';
+import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
+import { testCluster } from '#test/support/postgres.ts';
+import { runDir } from '#test/support/runDir.ts';
+import { waitUntil } from '#test/support/wait.ts';
+
+const STANDIN = fileURLToPath(new URL('../../services/erp-standin/odoo-bin', import.meta.url));
+const STANDIN_UPGRADES = fileURLToPath(new URL('../../services/erp-standin/upgrades/', import.meta.url));
+
+interface StepBody {
+  id: string;
+  status: string;
+  error: string | null;
+}
+interface RunBody {
+  number: number;
+  status: string;
+  error: string | null;
+  steps: StepBody[];
+}
+
+/**
+ * A community 16.0 → 17.0 migration end to end on this machine: the customer's dump (a 16.0
+ * database the ERP stand-in made) is served over http on 127.0.0.1, the migration is created
+ * through the API, and the executor runs the shipped recipe on the process runtime.
+ */
+describe('a migration run, end to end (process runtime, ERP stand-in)', function () {
+  this.timeout(240_000);
+  let platform: TestPlatform;
+  let server: Server;
+  let dumpUrl: string;
+  let requests = 0;
+  /** sale's 17.0 post-migration script: the tests make it fail, sleep or pass. */
+  let saleScript: string;
+  let cluster: Awaited<ReturnType<typeof testCluster>>;
+
+  before(async () => {
+    cluster = await testCluster();
+    const dir = runDir('migration-run');
+    const upgrades = join(dir, 'upgrades');
+    cpSync(STANDIN_UPGRADES, upgrades, { recursive: true });
+    mkdirSync(join(upgrades, '17.0', 'sale', '17.0.1.0'), { recursive: true });
+    saleScript = join(upgrades, '17.0', 'sale', '17.0.1.0', 'post-migration.sql');
+    writeFileSync(saleScript, 'select 1;\n');
+    // The customer's 16.0 database, dumped as the customer would hand it over.
+    const source = `customer_${Date.now()}`;
+    const parsed = new URL(cluster.url);
+    const connection = ['--db_host', '127.0.0.1', '--db_port', parsed.port, '--db_user', 'postgres', '--db_password', decodeURIComponent(parsed.password)];
+    const installed = spawnSync(STANDIN, ['-d', source, '-i', 'sale,crm', '--stop-after-init', ...connection], { encoding: 'utf8', env: { ...process.env, FORJA_STANDIN_VERSION: '16.0' } });
+    expect(installed.status, installed.stderr).to.equal(0);
+    const dumpFile = join(dir, 'customer.dump');
+    const dumped = spawnSync('pg_dump', ['-Fc', '-f', dumpFile, cluster.urlFor(source)], { encoding: 'utf8' });
+    expect(dumped.status, dumped.stderr).to.equal(0);
+    server = createServer((req, res) => {
+      requests += 1;
+      if (req.url !== '/customer.dump') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-length': String(statSync(dumpFile).size), 'content-type': 'application/octet-stream' });
+      createReadStream(dumpFile).pipe(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    dumpUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/customer.dump`;
+    const upgradePath = `${upgrades}/{version}`;
+    platform = await startTestPlatform([executorStarter({ FORJA_RUNTIME: 'process', FORJA_ERP_DATABASE_URL: cluster.urlFor('postgres'), FORJA_HEALTH_TIMEOUT_S: 60, FORJA_UPGRADE_PATH: upgradePath })], {
+      FORJA_PULL_ALLOW_HOSTS: '127.0.0.1',
+    });
+    await platform.createUser('dev@example.com', 'developer');
+  });
+  after(async () => {
+    await platform?.stop();
+    server?.close();
+  });
+
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+    fetch(`${platform.urls.controlPlane}${path}`, {
+      ...init,
+      headers: { authorization: basic('dev@example.com'), ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
+
+  const create = async (name: string) => {
+    const created = await call('/api/v1/migrations', { method: 'POST', json: { name, origin: '16.0', destination: '17.0', pull_url: dumpUrl } });
+    expect(created.status, await created.clone().text()).to.equal(201);
+    return ((await created.json()) as { slug: string }).slug;
+  };
+  const runOf = async (slug: string, number: number) => (await (await call(`/api/v1/migrations/${slug}/runs/${number}`)).json()) as RunBody;
+  const until = (slug: string, number: number, status: string, timeoutMs = 60_000) =>
+    waitUntil(
+      async () => {
+        const now = await runOf(slug, number);
+        if (now.status !== status && ['failed', 'succeeded', 'cancelled'].includes(now.status)) throw new Error(`run ${number} ended ${now.status}: ${now.error}`);
+        return now.status === status;
+      },
+      `run ${number} of ${slug} to be ${status}`,
+      timeoutMs,
+    );
+  const workingBackends = async (database: string) => {
+    const admin = new pg.Client(cluster.urlFor('postgres'));
+    await admin.connect();
+    try {
+      return (await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [database])).rows[0]!.n;
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it('runs the shipped 16.0 → 17.0 recipe from a pull_url to migrated: every module at 17.0, artifacts stored, a working instance running', async () => {
+    const created = await call('/api/v1/migrations', { method: 'POST', json: { name: 'Customer upgrade', origin: '16.0', destination: '17.0', pull_url: dumpUrl } });
+    expect(created.status, await created.clone().text()).to.equal(201);
+    const { slug } = (await created.json()) as { slug: string };
+    const started = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });
+    expect(started.status, await started.clone().text()).to.equal(201);
+    let last: RunBody | undefined;
+    await waitUntil(
+      async () => {
+        last = (await (await call(`/api/v1/migrations/${slug}/runs/1`)).json()) as RunBody;
+        if (last.status === 'failed') throw new Error(`the run failed: ${last.error}; ${JSON.stringify(last.steps.filter((step) => step.error))}`);
+        return last.status === 'succeeded';
+      },
+      'the run to succeed',
+      200_000,
+    );
+    expect(last!.steps.every((step) => ['completed', 'skipped'].includes(step.status)), JSON.stringify(last!.steps)).to.equal(true);
+    const migration = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { status: string; working_database: string };
+    expect(migration.status).to.equal('migrated');
+    const client = new pg.Client((await testCluster()).urlFor(migration.working_database));
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string; latest_version: string }>("select name, latest_version from ir_module_module where state = 'installed'");
+      expect(rows.length).to.be.greaterThan(2);
+      expect(rows.filter((row) => !row.latest_version.startsWith('17.0.')), 'every installed module at 17.0').to.deep.equal([]);
+    } finally {
+      await client.end();
+    }
+    expect(requests, 'the dump was downloaded once').to.equal(1);
+  });
+
+  it('resumes a failed upgrade from its failed step after the fix, from the checkpoint, reusing the download and the restore', async () => {
+    writeFileSync(saleScript, 'select 1 / 0;\n');
+    const before = requests;
+    const slug = await create('Failing upgrade');
+    expect((await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' })).status).to.equal(201);
+    await waitUntil(async () => (await runOf(slug, 1)).status === 'failed', 'the upgrade to fail', 60_000);
+    const failed = await runOf(slug, 1);
+    expect(failed.error).to.match(/^upgrade: /);
+    writeFileSync(saleScript, 'select 1;\n');
+    const resumed = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });
+    expect(resumed.status).to.equal(201);
+    expect(((await resumed.json()) as { kind: string }).kind).to.equal('resume');
+    await until(slug, 2, 'succeeded');
+    const second = await runOf(slug, 2);
+    const statusOf = (id: string) => second.steps.find((step) => step.id === id)?.status;
+    expect([statusOf('fetch'), statusOf('restore'), statusOf('upgrade')]).to.deep.equal(['reused', 'reused', 'completed']);
+    expect(requests - before, 'one download over both runs').to.equal(1);
+    const log = readFileSync(join(platform.config.FORJA_DATA_DIR, 'migrations', slug, 'runs', '2', 'run.log'), 'utf8');
+    expect(log, 'the resumed upgrade started from the checkpoint, not from the half-migrated database').not.to.match(/not migrated again/);
+  });
+
+  it('pauses during a long upgrade: within 5 s nothing runs on the working database; resume finishes the run', async () => {
+    writeFileSync(saleScript, 'select pg_sleep(120);\n');
+    const slug = await create('Paused upgrade');
+    const { working_database: database } = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { working_database: string };
+    expect((await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' })).status).to.equal(201);
+    await waitUntil(async () => (await runOf(slug, 1)).steps.find((step) => step.id === 'upgrade')?.status === 'running' && (await workingBackends(database)) > 0, 'the upgrade to run', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // well inside the sleeping script
+    const paused = await call(`/api/v1/migrations/${slug}/pause`, { method: 'POST' });
+    expect(paused.status).to.equal(200);
+    const asked = Date.now();
+    await waitUntil(async () => (await workingBackends(database)) === 0, 'no backend on the working database', 5_000);
+    expect(Date.now() - asked).to.be.below(5_000);
+    expect((await runOf(slug, 1)).status).to.equal('paused');
+    writeFileSync(saleScript, 'select 1;\n');
+    expect((await call(`/api/v1/migrations/${slug}/resume`, { method: 'POST' })).status).to.equal(200);
+    await until(slug, 1, 'succeeded');
+    const upgrade = (await runOf(slug, 1)).steps.find((step) => step.id === 'upgrade');
+    expect(upgrade).to.include({ status: 'completed', attempts: 2 });
+  });
+});
