@@ -10,6 +10,11 @@ export type MigrationRunRow = Selectable<MigrationRunsTable>;
 export type MigrationRunStepRow = Selectable<MigrationRunStepsTable>;
 
 /** A migration's runs, the most recent first. */
+/** Runs an executor was on (queued or running) when the platform stopped: a restarted all-in-one queues them again. */
+export function liveRuns(db: ReadModel): Promise<Array<Pick<MigrationRunRow, 'slug' | 'number' | 'job_id'>>> {
+  return db.selectFrom('migration_runs').select(['slug', 'number', 'job_id']).where('status', 'in', ['queued', 'running']).orderBy('slug').orderBy('number').execute();
+}
+
 export function runsOf(db: ReadModel, slug: string): Promise<MigrationRunRow[]> {
   return db.selectFrom('migration_runs').selectAll().where('slug', '=', slug).orderBy('number', 'desc').execute();
 }

@@ -11,6 +11,8 @@ import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
+import { migrationStream } from '#services/migrations/domain/migration.ts';
+import { liveRuns } from '#projections/erpMigrations/migrationRuns.ts';
 import type { Runtime } from './runtime/runtime.ts';
 
 /**
@@ -32,6 +34,8 @@ export interface Recovered {
   restarted: string[];
   /** Jobs the platform stopped in the middle: queued again, they resume at their first unfinished step. */
   resumed: string[];
+  /** Migration runs the platform stopped in the middle (`<slug>#<run>`): queued again, they resume likewise. */
+  migrations: string[];
 }
 
 /**
@@ -42,9 +46,10 @@ export interface Recovered {
  */
 export async function recoverAfterRestart(options: { store: EventStore; bus: Bus; readModel: ReadModel; runtime: Runtime; logger: Logger; timeoutMs?: number }): Promise<Recovered> {
   const { store, bus, readModel, runtime, logger } = options;
-  await waitForPosition(readModel, 'instance_detail', await store.headPosition(), { timeoutMs: options.timeoutMs ?? 60_000 });
+  const head = await store.headPosition();
+  for (const projection of ['instance_detail', 'erp_migrations']) await waitForPosition(readModel, projection, head, { timeoutMs: options.timeoutMs ?? 60_000 });
   const alive = await runtime.running();
-  const recovered: Recovered = { restarted: [], resumed: [] };
+  const recovered: Recovered = { restarted: [], resumed: [], migrations: [] };
   for (const row of await instancesToRecover(readModel)) {
     if (row.job_active) {
       if (await requeueJob(store, bus, row.slug, row.job_id)) recovered.resumed.push(row.slug);
@@ -52,8 +57,22 @@ export async function recoverAfterRestart(options: { store: EventStore; bus: Bus
       if (await requestRestart(store, row.slug)) recovered.restarted.push(row.slug);
     }
   }
-  if (recovered.restarted.length || recovered.resumed.length) logger.info(recovered, 'instances brought back after the platform restarted');
+  for (const run of await liveRuns(readModel)) {
+    if (await requeueMigrationRun(store, bus, run.slug, run.job_id)) recovered.migrations.push(`${run.slug}#${run.number}`);
+  }
+  if (recovered.restarted.length || recovered.resumed.length || recovered.migrations.length) logger.info(recovered, 'instances and migration runs brought back after the platform restarted');
   return recovered;
+}
+
+/** The event that last set the run going (its request, a resume, a gate decision), queued again. */
+async function requeueMigrationRun(store: EventStore, bus: Bus, slug: string, jobId: string): Promise<boolean> {
+  const { events } = await store.readStream(migrationStream(slug));
+  const starts = new Set(['MigrationRunRequested', 'MigrationJobResumed', 'MigrationGateResolved']);
+  const start = events.filter((event) => starts.has(event.type) && (event.data as { jobId?: string }).jobId === jobId).at(-1);
+  if (!start) return false;
+  const { data, msgId } = workMessageFor(start);
+  await bus.publishWork('work.migration', data, { msgId });
+  return true;
 }
 
 async function requeueJob(store: EventStore, bus: Bus, slug: string, jobId: string): Promise<boolean> {
