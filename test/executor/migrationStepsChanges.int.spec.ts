@@ -153,7 +153,7 @@ describe('executor: migration steps that change the database or make artifacts',
         const stored = await bytesOf(await blobs.get(key));
         expect(artifact).to.deep.equal({ kind, name: `${kind}_result.dump`, key, bytes: stored.length, sha256: createHash('sha256').update(stored).digest('hex') });
         expect(stored.subarray(0, 5).toString()).to.equal('PGDMP');
-        expect(readdirSync(context.paths.run)).to.deep.equal([]);
+        expect(readdirSync(join(context.paths.run, 'scratch')), 'the local copy is removed once stored').to.deep.equal([]);
       });
     }
   });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,11 +58,21 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     const dumpFile = join(dir, 'customer.dump');
     const dumped = spawnSync('pg_dump', ['-Fc', '-f', dumpFile, cluster.urlFor(source)], { encoding: 'utf8' });
     expect(dumped.status, dumped.stderr).to.equal(0);
+    // The same database with crm depending on a module it does not have: the pre-flight refuses it.
+    const broken = new pg.Client(cluster.urlFor(source));
+    await broken.connect();
+    await broken.query(`insert into ir_module_module_dependency (module_id, name) select id, 'acme_missing' from ir_module_module where name = 'crm'`);
+    await broken.end();
+    const brokenFile = join(dir, 'broken.dump');
+    const dumpedBroken = spawnSync('pg_dump', ['-Fc', '-f', brokenFile, cluster.urlFor(source)], { encoding: 'utf8' });
+    expect(dumpedBroken.status, dumpedBroken.stderr).to.equal(0);
+    const files: Record<string, string> = { '/customer.dump': dumpFile, '/broken.dump': brokenFile };
     server = createServer((req, res) => {
       requests += 1;
-      if (req.url !== '/customer.dump') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-length': String(statSync(dumpFile).size), 'content-type': 'application/octet-stream' });
-      createReadStream(dumpFile).pipe(res);
+      const file = files[req.url ?? ''];
+      if (!file) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-length': String(statSync(file).size), 'content-type': 'application/octet-stream' });
+      createReadStream(file).pipe(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     dumpUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/customer.dump`;
@@ -84,8 +94,8 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
       ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
     });
 
-  const create = async (name: string) => {
-    const created = await call('/api/v1/migrations', { method: 'POST', json: { name, origin: '16.0', destination: '17.0', pull_url: dumpUrl } });
+  const create = async (name: string, extra: Record<string, unknown> = {}) => {
+    const created = await call('/api/v1/migrations', { method: 'POST', json: { name, origin: '16.0', destination: '17.0', pull_url: dumpUrl, ...extra } });
     expect(created.status, await created.clone().text()).to.equal(201);
     return ((await created.json()) as { slug: string }).slug;
   };
@@ -139,6 +149,13 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
       await client.end();
     }
     expect(requests, 'the dump was downloaded once').to.equal(1);
+    const runDirectory = join(platform.config.FORJA_DATA_DIR, 'migrations', slug, 'runs', '1');
+    for (const artifact of ['dump_result.dump', 'filestore_result.tar.gz', 'report.txt', 'backup_origin.dump']) {
+      expect(existsSync(join(runDirectory, artifact)), `artifact ${artifact} stored`).to.equal(true);
+    }
+    const working = (await (await call(`/api/v1/instances/${slug}-r1`)).json()) as { status: string; erp_version: string; url: string };
+    expect(working).to.include({ status: 'running', erp_version: '17.0' });
+    expect((await fetch(`${working.url}/web/health`)).status, 'the working instance answers').to.equal(200);
   });
 
   it('resumes a failed upgrade from its failed step after the fix, from the checkpoint, reusing the download and the restore', async () => {
@@ -180,5 +197,68 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     await until(slug, 1, 'succeeded');
     const upgrade = (await runOf(slug, 1)).steps.find((step) => step.id === 'upgrade');
     expect(upgrade).to.include({ status: 'completed', attempts: 2 });
+  });
+
+  it('waits at the production gate until an operator approves, recording who; a rejection fails the run', async () => {
+    writeFileSync(saleScript, 'select 1;\n');
+    for (const decision of ['approve', 'reject'] as const) {
+      const slug = await create(`Production ${decision}`, { purpose: 'production' });
+      expect((await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' })).status).to.equal(201);
+      await until(slug, 1, 'waiting');
+      const waiting = await runOf(slug, 1);
+      expect(waiting.steps.find((step) => step.id === 'approve')).to.include({ status: 'waiting' });
+      expect(waiting.steps.some((step) => step.id === 'stop_mail'), 'a production migration keeps its mail servers').to.equal(false);
+      expect(((await (await call(`/api/v1/migrations/${slug}`)).json()) as { status: string }).status).to.equal('waiting');
+      const resolved = await call(`/api/v1/migrations/${slug}/runs/1/resume`, { method: 'POST', json: { decision, note: 'backup checked' } });
+      expect(resolved.status, await resolved.clone().text()).to.equal(200);
+      if (decision === 'approve') {
+        await until(slug, 1, 'succeeded');
+      } else {
+        await waitUntil(async () => (await runOf(slug, 1)).status === 'failed', 'the rejected run to fail', 30_000);
+        expect((await runOf(slug, 1)).error).to.match(/^approve: rejected by /);
+      }
+    }
+  });
+
+  it('runs anyway past a failed pre-flight, with the reason, reusing the download and the restore', async () => {
+    const slug = await create('Broken dependency', { pull_url: dumpUrl.replace('customer.dump', 'broken.dump') });
+    expect((await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' })).status).to.equal(201);
+    await waitUntil(async () => (await runOf(slug, 1)).status === 'failed', 'the pre-flight to fail', 60_000);
+    expect((await runOf(slug, 1)).error).to.match(/^broken_dependencies: /);
+    const before = requests;
+    const anyway = await call(`/api/v1/migrations/${slug}/run-anyway`, { method: 'POST', json: { reason: 'acme_missing was removed from the product long ago' } });
+    expect(anyway.status, await anyway.clone().text()).to.equal(201);
+    await until(slug, 2, 'succeeded');
+    const second = await runOf(slug, 2);
+    const statusOf = (id: string) => second.steps.find((step) => step.id === id)?.status;
+    expect([statusOf('fetch'), statusOf('restore'), statusOf('broken_dependencies'), statusOf('upgrade')]).to.deep.equal(['reused', 'reused', 'skipped', 'completed']);
+    expect(requests, 'nothing downloaded again').to.equal(before);
+  });
+
+  it('stops a live run back to draft: the step killed, the working database and files gone; the next run starts over', async () => {
+    writeFileSync(saleScript, 'select pg_sleep(120);\n');
+    const slug = await create('Stopped upgrade');
+    const { working_database: database } = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { working_database: string };
+    expect((await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' })).status).to.equal(201);
+    await waitUntil(async () => (await runOf(slug, 1)).steps.find((step) => step.id === 'upgrade')?.status === 'running' && (await workingBackends(database)) > 0, 'the upgrade to run', 60_000);
+    const stopped = await call(`/api/v1/migrations/${slug}/stop`, { method: 'POST' });
+    expect(((await stopped.json()) as { status: string }).status).to.equal('draft');
+    const exists = async (name: string) => {
+      const admin = new pg.Client(cluster.urlFor('postgres'));
+      await admin.connect();
+      try {
+        return (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+      } finally {
+        await admin.end();
+      }
+    };
+    await waitUntil(async () => !(await exists(database)) && !(await exists(`${database}_ck`)), 'the working database and its checkpoint to be dropped', 15_000);
+    await waitUntil(async () => !existsSync(join(platform.config.FORJA_DATA_DIR, 'migrations', slug)), 'the migration folder to be removed', 15_000);
+    writeFileSync(saleScript, 'select 1;\n');
+    const before = requests;
+    const again = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });
+    expect(((await again.json()) as { number: number; kind: string }).kind).to.equal('run');
+    await until(slug, 2, 'succeeded');
+    expect(requests - before, 'from scratch: downloaded again').to.equal(1);
   });
 });

@@ -18,10 +18,15 @@ export interface Artifact {
   sha256: string;
 }
 
-/** Where a step of this run writes its artifact before it is stored: `paths.run/<step id><extension>`. */
+/**
+ * Where a step of this run writes its artifact before it is stored: `paths.run/scratch/<step id><extension>`.
+ * Not beside the stored artifacts: the blob store keeps them under the same run folder, and the
+ * local file is deleted once stored.
+ */
 export async function artifactFile(context: MigrationStepContext, extension: string): Promise<string> {
-  await mkdir(context.paths.run, { recursive: true });
-  return join(context.paths.run, `${context.step.id}${extension}`);
+  const scratch = join(context.paths.run, 'scratch');
+  await mkdir(scratch, { recursive: true });
+  return join(scratch, `${context.step.id}${extension}`);
 }
 
 /**
