@@ -90,3 +90,34 @@ function stepState(row: MigrationRunStepRow): StepState {
     }
   }
 }
+
+/** A file a run produced (a step's `artifact` fact), as the API and web list it. */
+export interface RunArtifact {
+  /** Unique within the migration: run number × 1000 + the step's position in the plan. */
+  id: number;
+  kind: string;
+  name: string;
+  /** Where it is in blob storage. */
+  key: string;
+  bytes: number;
+  sha256: string;
+  created_at: Date;
+}
+
+const artifactOf = (number: number, step: MigrationRunStepRow): RunArtifact | null => {
+  const artifact = (step.facts as { artifact?: Omit<RunArtifact, 'id' | 'created_at'> } | null)?.artifact;
+  if (!artifact || step.status !== 'completed') return null;
+  return { id: number * 1000 + step.position, kind: artifact.kind, name: artifact.name, key: artifact.key, bytes: artifact.bytes, sha256: artifact.sha256, created_at: step.ended_at ?? new Date(0) };
+};
+
+/** The artifacts of a run, in plan order. */
+export async function runArtifacts(db: ReadModel, run: Pick<MigrationRunRow, 'job_id' | 'number'>): Promise<RunArtifact[]> {
+  return (await runSteps(db, run.job_id)).map((step) => artifactOf(run.number, step)).filter((artifact): artifact is RunArtifact => artifact !== null);
+}
+
+/** One artifact of a migration by its id, or undefined. */
+export async function artifactById(db: ReadModel, slug: string, id: number): Promise<RunArtifact | undefined> {
+  const run = await getRun(db, slug, Math.floor(id / 1000));
+  if (!run) return undefined;
+  return (await runArtifacts(db, run)).find((artifact) => artifact.id === id);
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ReadModel } from '#projections/readModel.ts';
 import type { UserRow } from '#projections/users/users.ts';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Metrics } from '#shared/http/metrics.ts';
 import type { Logger } from '#shared/log.ts';
@@ -21,6 +22,8 @@ export interface ControlPlaneContext {
   projects: ProjectService;
   instances: InstanceService;
   migrations: MigrationService;
+  /** Migration artifacts, streamed by the API (the executor stores them). */
+  blobs: BlobStore;
   secrets: PlatformSecrets;
   metrics: Metrics;
   logger: Logger;

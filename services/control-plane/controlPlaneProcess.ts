@@ -3,6 +3,7 @@ import { waitForPosition } from '#projections/runner/waitForPosition.ts';
 import { timedEventStore } from '#shared/eventStore/timedEventStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import { pullSettingsFrom } from '#shared/net/pullSettings.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
@@ -39,6 +40,7 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     projects,
     instances: instanceService(store, projects, readModel),
     migrations: migrationService(store, await loadMigrationRecipes(), pullSettingsFrom(config)),
+    blobs: createFsBlobStore(config.FORJA_DATA_DIR),
     secrets,
     metrics,
     logger: logger.child({ process: 'control-plane' }),

@@ -10,6 +10,12 @@ import { USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { bodyFor, concretePath, ruleKey, type WalkFixture } from './routeRequests.ts';
 import { actorVerdict, verdict, type Verdict } from './verdict.ts';
 
+/**
+ * Routes the walk's fixture has nothing for (its migration's run is only queued, so it made no
+ * artifact): an allowed caller gets past the guards to a 404 of the handler, which is what counts.
+ */
+const WITHOUT_FIXTURE = new Set(['control-plane GET /api/v1/migrations/:slug/artifacts/:artifact_id']);
+
 interface Caller {
   label: string;
   headers: Record<string, string>;
@@ -65,7 +71,7 @@ export async function checkControlPlaneRoute(platform: WebPlatform, rule: RouteR
         expect(res.status, what).to.equal(403);
         break;
       case 'allowed':
-        expect(res.status, what).to.not.be.oneOf([401, 403, 404]);
+        expect(res.status, what).to.not.be.oneOf(WITHOUT_FIXTURE.has(ruleKey(rule)) ? [401, 403] : [401, 403, 404]);
         expect(res.status, what).to.be.below(500);
         break;
     }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -153,6 +154,17 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     for (const artifact of ['dump_result.dump', 'filestore_result.tar.gz', 'report.txt', 'backup_origin.dump']) {
       expect(existsSync(join(runDirectory, artifact)), `artifact ${artifact} stored`).to.equal(true);
     }
+    const { artifacts } = (await (await call(`/api/v1/migrations/${slug}/runs/1`)).json()) as { artifacts: Array<{ id: number; kind: string; name: string; bytes: number; sha256: string }> };
+    expect(artifacts.map((artifact) => artifact.kind)).to.deep.equal(['backup', 'dump', 'filestore', 'report']);
+    const dump = artifacts.find((artifact) => artifact.kind === 'dump')!;
+    const download = await call(`/api/v1/migrations/${slug}/artifacts/${dump.id}`);
+    expect(download.status).to.equal(200);
+    const body = Buffer.from(await download.arrayBuffer());
+    expect(body.length).to.equal(dump.bytes);
+    expect(createHash('sha256').update(body).digest('hex')).to.equal(dump.sha256).and.equal(download.headers.get('x-content-sha256'));
+    expect(download.headers.get('content-disposition')).to.equal(`attachment; filename="${dump.name}"`);
+    expect((await call(`/api/v1/migrations/${slug}/artifacts/1999`)).status).to.equal(404);
+    expect((await call(`/api/v1/migrations/${slug}/artifacts/x`)).status).to.equal(422);
     const working = (await (await call(`/api/v1/instances/${slug}-r1`)).json()) as { status: string; erp_version: string; url: string };
     expect(working).to.include({ status: 'running', erp_version: '17.0' });
     expect((await fetch(`${working.url}/web/health`)).status, 'the working instance answers').to.equal(200);

@@ -40,6 +40,7 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/api/v1/migrations/{slug}/stop', summary: 'Back to draft: a live run is killed, runs dropped, working databases and files removed', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
   { method: 'get', path: '/api/v1/migrations/{slug}/runs', summary: 'The migration’s runs, most recent first', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut', array: true }, errors: [404, 422] },
   { method: 'get', path: '/api/v1/migrations/{slug}/runs/{number}', summary: 'One run with its steps', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut' }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/artifacts/{artifact_id}', summary: 'Download an artifact of a run (dump, backup, filestore, report), streamed; its sha256 in X-Content-SHA256', tag: 'migrations', security: 'basic', ok: { status: 200, text: 'application/octet-stream' }, errors: [404, 422] },
   { method: 'post', path: '/api/v1/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate the run waits at (approve or reject, with an optional note)', tag: 'migrations', security: 'basic', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/webhooks/git/{project_slug}/{token}', summary: 'Git push hook (token from the project): rebuild the instances on the pushed branch', tag: 'projects', security: 'none', ok: { status: 200, schema: 'GitHookResult' }, errors: [400, 403, 404, 413] },
   { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
@@ -82,7 +83,10 @@ export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const slugParam = op.path.includes('{slug}') ? [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } }] : [];
-    const numberParam = op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : [];
+    const numberParam = [
+      ...(op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
+      ...(op.path.includes('{artifact_id}') ? [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
+    ];
     const query = op.method === 'get' ? (QUERY[op.path] ?? []) : [];
     const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};
     const responses: Record<string, unknown> = { [op.ok.status]: { description: 'OK', ...okBody } };

@@ -5,7 +5,9 @@ import { actingUser, type ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateBody, validateSlug } from '../http/validate.ts';
 import { commandMetadata, CONTROL_CHARACTER } from '../projects/project.api.ts';
-import { listMigrations, MIGRATION_READ_MODELS, migrationOr404, migrationOut, runOr404, runOut, runsOf } from './migrationOut.ts';
+import { artifactById, listMigrations, MIGRATION_READ_MODELS, migrationOr404, migrationOut, runOr404, runOut, runsOf } from './migrationOut.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import { pipeline } from 'node:stream/promises';
 import type { MigrationCreateInput, MigrationEditInput } from './migrationService.ts';
 
 /** `{number}`: a positive integer, else 422 naming it. */
@@ -101,6 +103,22 @@ export function migrationApi(router: Router, ctx: ControlPlaneContext): void {
     const slug = String(req.params['slug']);
     await migrationOr404(ctx.readModel, slug);
     res.json(await runOut(ctx.readModel, await runOr404(ctx.readModel, slug, runNumber(req)), true));
+  });
+
+  route(router, ctx, 'GET', '/api/v1/migrations/:slug/artifacts/:artifact_id', validateSlug, async (req: Request, res: Response) => {
+    const slug = String(req.params['slug']);
+    const raw = String(req.params['artifact_id']);
+    if (!/^[1-9][0-9]{0,11}$/.test(raw)) throw new RequestValidationError([{ loc: ['path', 'artifact_id'], msg: 'the artifact id is a positive integer', type: 'type_error.integer' }]);
+    await migrationOr404(ctx.readModel, slug);
+    const artifact = await artifactById(ctx.readModel, slug, Number(raw));
+    if (!artifact) throw new HttpError(404, `migration ${slug} has no artifact ${raw}`);
+    const stored = await ctx.blobs.stat(artifact.key);
+    if (!stored) throw new HttpError(404, `artifact ${raw} of ${slug} is no longer stored`);
+    res.setHeader('content-type', artifact.name.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream');
+    res.setHeader('content-length', String(stored.size));
+    res.setHeader('content-disposition', `attachment; filename="${artifact.name}"`);
+    res.setHeader('x-content-sha256', artifact.sha256);
+    await pipeline(await ctx.blobs.get(artifact.key), res);
   });
 
   route(router, ctx, 'POST', '/api/v1/migrations/:slug/runs/:number/resume', validateSlug, validateBody('api/GateDecision.v1.json'), async (req: Request, res: Response) => {

@@ -1,5 +1,5 @@
 import { getMigration, listMigrations, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
-import { getRun, runSteps, runsOf, type MigrationRunRow } from '#projections/erpMigrations/migrationRuns.ts';
+import { artifactById, getRun, runArtifacts, runSteps, runsOf, type MigrationRunRow } from '#projections/erpMigrations/migrationRuns.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
@@ -66,7 +66,7 @@ export async function runOut(readModel: ReadModel, run: MigrationRunRow, withSte
       warnings: step.warnings,
       gate: step.gate,
     })),
-    artifacts: [],
+    artifacts: (await runArtifacts(readModel, run)).map((artifact) => ({ id: artifact.id, kind: artifact.kind, name: artifact.name, bytes: artifact.bytes, sha256: artifact.sha256, created_at: artifact.created_at.toISOString() })),
   };
 }
 
@@ -82,4 +82,4 @@ export async function runOr404(readModel: ReadModel, slug: string, number: numbe
   return run;
 }
 
-export { listMigrations, runsOf };
+export { artifactById, listMigrations, runsOf };

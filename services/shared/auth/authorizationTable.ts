@@ -58,6 +58,7 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('POST', '/api/v1/migrations/:slug/resume', 'developer'),
   controlPlane('GET', '/api/v1/migrations/:slug/runs', 'viewer'),
   controlPlane('GET', '/api/v1/migrations/:slug/runs/:number', 'viewer'),
+  controlPlane('GET', '/api/v1/migrations/:slug/artifacts/:artifact_id', 'viewer'),
   controlPlane('POST', '/api/v1/migrations/:slug/runs/:number/resume', 'developer'),
   controlPlane('POST', '/api/v1/migrations/:slug/stop', 'developer'),
   controlPlane('POST', '/internal/auth/verify', 'service'),
