@@ -8,7 +8,7 @@ import { pullUrlProblem, type PullAllowList } from '#shared/net/pullUrl.ts';
 import type { HostLookup } from '#shared/net/resolveAndCheck.ts';
 import { abortError } from '../../abortError.ts';
 import { DownloadError } from './downloadError.ts';
-import { discardPart, finishPart, openPart, rememberSource, restartPart, urlKey, type PartFile } from './partFile.ts';
+import { discardPart, finishPart, keptFile, openPart, rememberSource, restartPart, urlKey, type PartFile } from './partFile.ts';
 import { getFollowing, silence, type Answer } from './pinnedGet.ts';
 
 export interface DownloadInputOptions {
@@ -41,10 +41,11 @@ export interface DownloadedInput {
 
 /**
  * Downloads a migration's `pull_url` input into `toFile`, written aside and renamed when complete.
- * A part file an earlier attempt left is resumed (`Range`, with `If-Range` when the server gave a
- * validator); a server that answers 200 instead starts it over. Rejects with a DownloadError
- * (`retryable` says whether a later attempt may do better) or, when `signal` fires, with its
- * abortError.
+ * A complete file an earlier attempt downloaded from the same URL is kept (that attempt may have
+ * died before its completion was recorded). A part file an earlier attempt left is resumed
+ * (`Range`, with `If-Range` when the server gave a validator); a server that answers 200 instead
+ * starts it over. Rejects with a DownloadError (`retryable` says whether a later attempt may do
+ * better) or, when `signal` fires, with its abortError.
  */
 export async function downloadInput(options: DownloadInputOptions): Promise<DownloadedInput> {
   const { toFile, signal, maxBytes } = options;
@@ -57,6 +58,13 @@ export async function downloadInput(options: DownloadInputOptions): Promise<Down
   const problem = pullUrlProblem(options.url, options.allow);
   if (problem) throw new DownloadError('refused', problem);
   const key = urlKey(options.url);
+  const kept = await keptFile(toFile, key, signal).catch((error: unknown) => {
+    throw signal.aborted ? abortError(signal, what) : error;
+  });
+  if (kept) {
+    await say(`kept the complete download of ${shown} an earlier attempt left: ${formatBytes(kept.bytes)} (${kept.bytes} bytes), sha256 ${kept.sha256}`);
+    return { file: toFile, bytes: kept.bytes, sha256: kept.sha256, resumedFrom: kept.bytes };
+  }
   const part = await openPart(toFile, key, signal).catch((error: unknown) => {
     throw signal.aborted ? abortError(signal, what) : error;
   });

@@ -8,7 +8,9 @@ import type { IncomingHttpHeaders } from 'node:http';
  * A download in progress, written aside as `<toFile>.part` and renamed when complete. Beside it
  * `<toFile>.part.json` says which URL the bytes came from (a hash: the URL may hold credentials)
  * and the server's validator (strong ETag or Last-Modified), sent as If-Range on a resume so that
- * a changed file comes back whole (200) instead of its tail glued to the old head.
+ * a changed file comes back whole (200) instead of its tail glued to the old head. With the
+ * complete file it becomes `<toFile>.source.json`: an attempt that finished the download but died
+ * before its completion was recorded leaves a file the next attempt keeps (`keptFile`).
  */
 export interface PartFile {
   path: string;
@@ -25,6 +27,7 @@ interface PartMeta {
 
 export const partPath = (toFile: string): string => `${toFile}.part`;
 const metaPath = (toFile: string): string => `${toFile}.part.json`;
+const sourcePath = (toFile: string): string => `${toFile}.source.json`;
 export const urlKey = (url: string): string => createHash('sha256').update(url).digest('hex');
 
 /**
@@ -33,7 +36,7 @@ export const urlKey = (url: string): string => createHash('sha256').update(url).
  */
 export async function openPart(toFile: string, key: string, signal: AbortSignal): Promise<PartFile> {
   await mkdir(dirname(toFile), { recursive: true });
-  const meta = await readMeta(toFile);
+  const meta = await readMeta(metaPath(toFile));
   const hash = createHash('sha256');
   if (meta && meta.url !== key) {
     await discardPart(toFile);
@@ -66,7 +69,7 @@ export async function rememberSource(toFile: string, key: string, headers: Incom
   await writeFile(metaPath(toFile), JSON.stringify(meta));
 }
 
-/** Makes the complete part file durable and puts it in place. */
+/** Makes the complete part file durable and puts it in place, noting which URL it came from. */
 export async function finishPart(toFile: string): Promise<void> {
   const handle = await open(partPath(toFile), 'r+');
   try {
@@ -75,7 +78,26 @@ export async function finishPart(toFile: string): Promise<void> {
     await handle.close();
   }
   await rename(partPath(toFile), toFile);
-  await rm(metaPath(toFile), { force: true });
+  await rename(metaPath(toFile), sourcePath(toFile)).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+}
+
+/** The size and sha256 of the complete file an earlier download of the same URL put in place, or undefined. */
+export async function keptFile(toFile: string, key: string, signal: AbortSignal): Promise<{ bytes: number; sha256: string } | undefined> {
+  if ((await readMeta(sourcePath(toFile)))?.url !== key) return undefined;
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    for await (const chunk of createReadStream(toFile, { signal }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 export async function discardPart(toFile: string): Promise<void> {
@@ -83,9 +105,9 @@ export async function discardPart(toFile: string): Promise<void> {
   await rm(metaPath(toFile), { force: true });
 }
 
-async function readMeta(toFile: string): Promise<PartMeta | undefined> {
+async function readMeta(path: string): Promise<PartMeta | undefined> {
   try {
-    const meta = JSON.parse(await readFile(metaPath(toFile), 'utf8')) as Partial<PartMeta>;
+    const meta = JSON.parse(await readFile(path, 'utf8')) as Partial<PartMeta>;
     if (typeof meta.url !== 'string') return undefined;
     return typeof meta.validator === 'string' ? { url: meta.url, validator: meta.validator } : { url: meta.url };
   } catch {

@@ -23,7 +23,7 @@ export const fetch: MigrationStep = async (context) => {
   if (input.mode === 'pull') {
     await context.log(`downloading ${displayUrl(input.pullUrl)}`);
     const result = await downloadInput({ url: input.pullUrl, toFile: file, allow: context.pull.allow, maxBytes: context.pull.maxBytes, signal: context.signal, log: (line) => context.log(line) });
-    await context.log(`downloaded ${result.bytes} bytes, sha256 ${result.sha256}${result.resumedFrom ? ` (resumed at byte ${result.resumedFrom})` : ''}`);
+    await context.log(`downloaded ${result.bytes} bytes, sha256 ${result.sha256}${result.resumedFrom > 0 && result.resumedFrom === result.bytes ? ' (kept from an earlier attempt)' : result.resumedFrom ? ` (resumed at byte ${result.resumedFrom})` : ''}`);
     return done({ bytes: result.bytes, sha256: result.sha256 });
   }
   if (input.mode === 'upload') {
