@@ -12,6 +12,7 @@ import { checkCsrf } from './http/csrf.ts';
 import { errorPages, notFound } from './http/errorPages.ts';
 import { loadSessionUser, route } from './http/route.ts';
 import { instanceRoutes } from './instances/instances.routes.ts';
+import { migrationRoutes } from './migrations/migrations.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,6 +53,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   for (const add of options.extraRoutes ?? []) add(router);
   projectRoutes(router, ctx);
   instanceRoutes(router, ctx);
+  migrationRoutes(router, ctx);
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));
@@ -68,5 +70,5 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** A `:slug` that no project or instance can have (`%00`, 500 letters) is no page: 404 before any query (PostgreSQL refuses a NUL with an error). */
 function slugOnly(_req: Request, _res: Response, next: NextFunction, slug: unknown): void {
-  next(typeof slug === 'string' && slug.length <= 64 && SLUG.test(slug) ? undefined : new HttpError(404, 'There is no such project or instance.'));
+  next(typeof slug === 'string' && slug.length <= 64 && SLUG.test(slug) ? undefined : new HttpError(404, 'There is no such project, instance or migration.'));
 }

@@ -21,6 +21,29 @@ export interface InstanceOut {
   status: string;
 }
 
+/** The body of `POST /internal/migrations` (schemas/api/MigrationCreate.v1.json). */
+export interface MigrationCreateBody {
+  name: string;
+  origin: string;
+  destination: string;
+  flavor?: string;
+  engine?: string;
+  purpose?: string;
+  contract?: string;
+  notify_to?: string[];
+  pull_url?: string;
+}
+
+/** The body of `POST /internal/migrations/{slug}/edit` (schemas/api/MigrationEdit.v1.json). */
+export type MigrationEditBody = Partial<Omit<MigrationCreateBody, 'name' | 'pull_url' | 'contract'>> & { contract?: string | null };
+
+/** What web reads of a MigrationOut (schemas/api/MigrationOut.v1.json). */
+export interface MigrationOut {
+  slug: string;
+  name: string;
+  status: string;
+}
+
 /** What the control-plane said when it refused a command. */
 export class CommandRefused extends Error {
   override readonly name = 'CommandRefused';
@@ -72,7 +95,17 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),
     instanceAction: (actorId: string, slug: string, action: string) => post<InstanceOut>(`/internal/instances/${encodeURIComponent(slug)}/action`, { action }, actorId),
     purgeInstances: (actorId: string) => post<{ purged: string[] }>('/internal/instances/purge', {}, actorId),
+    createMigration: (actorId: string, body: MigrationCreateBody) => post<MigrationOut>('/internal/migrations', body, actorId),
+    editMigration: (actorId: string, slug: string, body: MigrationEditBody) => post<MigrationOut & { ignored: string[] }>(`${migrationPath(slug)}/edit`, body, actorId),
+    runMigration: (actorId: string, slug: string) => post<{ number: number }>(`${migrationPath(slug)}/run`, {}, actorId),
+    runMigrationAnyway: (actorId: string, slug: string, reason: string) => post<{ number: number }>(`${migrationPath(slug)}/run-anyway`, { reason }, actorId),
+    migrationAction: (actorId: string, slug: string, action: 'pause' | 'resume' | 'stop') => post<MigrationOut>(`${migrationPath(slug)}/${action}`, {}, actorId),
+    resolveMigrationGate: (actorId: string, slug: string, number: number, decision: 'approve' | 'reject', note: string) =>
+      post<{ number: number }>(`${migrationPath(slug)}/runs/${number}/resume`, { decision, ...(note ? { note } : {}) }, actorId),
+    deleteMigration: (actorId: string, slug: string, confirmName: string) => post<{ slug: string }>(`${migrationPath(slug)}/delete`, { confirm_name: confirmName }, actorId),
   };
 }
+
+const migrationPath = (slug: string) => `/internal/migrations/${encodeURIComponent(slug)}`;
 
 export type ControlPlaneClient = ReturnType<typeof controlPlaneClient>;

@@ -9,6 +9,7 @@ import { identityInternal } from './identity/identity.internal.ts';
 import { instanceApi } from './instances/instance.api.ts';
 import { instanceInternal } from './instances/instance.internal.ts';
 import { migrationApi } from './migrations/migration.api.ts';
+import { migrationInternal } from './migrations/migration.internal.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
 
@@ -39,6 +40,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   identityInternal(router, ctx);
   projectInternal(router, ctx);
   instanceInternal(router, ctx);
+  migrationInternal(router, ctx);
   app.use(router);
   app.use((_req, res) => void res.status(404).json({ detail: 'no such endpoint; see /docs' }));
   app.use(errorHandler(ctx.logger));

@@ -10,7 +10,7 @@ export interface WalkFixture {
 }
 
 const INSTANCE_PATH = /^\/(api\/v1\/|internal\/)?instances\//;
-const MIGRATION_PATH = /^\/api\/v1\/migrations\//;
+const MIGRATION_PATH = /^\/(api\/v1\/|internal\/)?migrations\//;
 
 export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): string => `${rule.process} ${rule.method} ${rule.path}`;
 
@@ -70,6 +70,28 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /api/v1/migrations/:slug/resume': () => ({}),
   'control-plane POST /api/v1/migrations/:slug/stop': () => ({}),
   'control-plane POST /api/v1/migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  // Web's migration commands, in the same order and to the same effect on the walk's queued migration
+  // (web first): a run refused with 409, pause and resume back and forth, no gate. Web's stop is
+  // refused (its box not ticked) so the run stays for the control-plane's walk; the internal stop,
+  // before the API's, takes it back to draft.
+  'control-plane POST /internal/migrations': () => ({ name: unique('internal migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
+  'control-plane POST /internal/migrations/:slug/edit': () => ({ contract: 'M1234-walk' }),
+  'control-plane POST /internal/migrations/:slug/run': () => ({}),
+  'control-plane POST /internal/migrations/:slug/run-anyway': () => ({ reason: 'walk' }),
+  'control-plane POST /internal/migrations/:slug/pause': () => ({}),
+  'control-plane POST /internal/migrations/:slug/resume': () => ({}),
+  'control-plane POST /internal/migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  'control-plane POST /internal/migrations/:slug/delete': () => ({ confirm_name: 'not the name' }),
+  'control-plane POST /internal/migrations/:slug/stop': () => ({}),
+  'web POST /migrations/new': () => ({ name: unique('web migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
+  'web POST /migrations/:slug/edit': () => ({ notify_to: 'walk@example.com' }),
+  'web POST /migrations/:slug/run': () => ({}),
+  'web POST /migrations/:slug/run-anyway': () => ({ reason: 'walk' }),
+  'web POST /migrations/:slug/pause': () => ({}),
+  'web POST /migrations/:slug/resume': () => ({}),
+  'web POST /migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  'web POST /migrations/:slug/stop': () => ({}),
+  'web POST /migrations/:slug/delete': () => ({ confirm_name: 'not the name' }),
 };
 
 /** The body to send to `rule` as the user with `email` (undefined: nobody signed in); GETs send none. */
@@ -84,4 +106,4 @@ export function bodyFor(rule: RouteRule, email?: string): Record<string, string>
 export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web GET /auth/idp/callback']);
 
 /** Routes answering with an endless event stream: the walk reads their status and headers, then hangs up. */
-export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream']);
+export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream', 'web GET /migrations/:slug/runs/:number/logs/stream']);

@@ -6,6 +6,12 @@ import { textOf, type WebResponse, type WebSession } from '#test/support/webSess
 import { bodyFor, concretePath, IDENTITY_PROVIDER_ROUTES, ruleKey, STREAMING_ROUTES, type WalkFixture } from './routeRequests.ts';
 import { verdict, type Who } from './verdict.ts';
 
+/**
+ * Routes the walk's fixture has nothing for (its migration's run is only queued, so it made no
+ * artifact): an allowed user gets past the guards to a 404 of the handler, which is what counts.
+ */
+const WITHOUT_FIXTURE = new Set(['web GET /migrations/:slug/artifacts/:artifact_id/download']);
+
 /** A fresh session for `who`, so routes that end or replace a session (logout, login) affect no other check. */
 async function sessionOf(platform: WebPlatform, who: Who): Promise<WebSession> {
   if (who !== 'anonymous') return platform.signedIn(who);
@@ -50,7 +56,7 @@ export async function checkWebRoute(platform: WebPlatform, rule: RouteRule, who:
       expect(res.status, what).to.not.be.oneOf([401, 403]);
       expect(res.status, what).to.be.below(500);
       expect(res.location ?? '', what).to.not.match(/^\/login\?next=/);
-      if (!IDENTITY_PROVIDER_ROUTES.has(ruleKey(rule))) expect(res.status, `${what}: the walk should reach a real handler`).to.not.equal(404);
+      if (!IDENTITY_PROVIDER_ROUTES.has(ruleKey(rule)) && !WITHOUT_FIXTURE.has(ruleKey(rule))) expect(res.status, `${what}: the walk should reach a real handler`).to.not.equal(404);
       break;
   }
 }

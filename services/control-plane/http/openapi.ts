@@ -52,6 +52,15 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/internal/instances', summary: 'Create an instance for the acting user', tag: 'internal', security: 'service', body: 'InstanceCreate', ok: { status: 201, schema: 'InstanceOut' }, errors: [403, 409, 422] },
   { method: 'post', path: '/internal/instances/purge', summary: 'Purge the records of destroyed instances', tag: 'internal', security: 'service', ok: { status: 200, schema: 'InstancePurged' }, errors: [403] },
   { method: 'post', path: '/internal/instances/{slug}/action', summary: 'An instance action for the acting user', tag: 'internal', security: 'service', body: 'InstanceAction', ok: { status: 200, schema: 'InstanceOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations', summary: 'Create a migration draft for the acting user', tag: 'internal', security: 'service', body: 'MigrationCreate', ok: { status: 201, schema: 'MigrationOut' }, errors: [403, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/edit', summary: 'Edit a migration for the acting user; fields the state does not let change are listed in `ignored`', tag: 'internal', security: 'service', body: 'MigrationEdit', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/run', summary: 'Start a run (or resume the failed one) for the acting user', tag: 'internal', security: 'service', ok: { status: 201, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/run-anyway', summary: 'Run past a failed pre-flight for the acting user', tag: 'internal', security: 'service', body: 'RunAnyway', ok: { status: 201, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/pause', summary: 'Pause the live run for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/resume', summary: 'Resume a paused run for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate a run waits at, decided by the acting user', tag: 'internal', security: 'service', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/delete', summary: 'Delete a migration, confirmed by its name', tag: 'internal', security: 'service', body: 'MigrationDelete', ok: { status: 200 }, errors: [403, 404, 422] },
+  { method: 'post', path: '/internal/migrations/{slug}/stop', summary: 'Take a migration back to draft for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
 ];
 
 const QUERY: Record<string, unknown[]> = {
