@@ -91,7 +91,7 @@ const QUERIES: Record<string, QueryParam[]> = {
 
 /** Routes that end the session they run in, or start another: each case gets a new visitor. */
 export const SESSION_ROUTES = new Set(['POST /login', 'POST /logout']);
-export const STREAMING = new Set(['GET /instances/:slug/logs/stream']);
+export const STREAMING = new Set(['GET /instances/:slug/logs/stream', 'GET /migrations/:slug/runs/:number/logs/stream']);
 
 const who = (rule: RouteRule): fc.Arbitrary<Who> => {
   if (SESSION_ROUTES.has(`${rule.method} ${rule.path}`)) return fc.constant('anonymous');
