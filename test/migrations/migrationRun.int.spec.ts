@@ -84,6 +84,12 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     await platform.createUser('dev@example.com', 'developer');
   });
   after(async () => {
+    // ERP servers outlive the executor by design: stop the working instances the runs started.
+    if (platform) {
+      const running = (await (await call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>;
+      for (const { slug } of running) await call(`/api/v1/instances/${slug}/action`, { method: 'POST', json: { action: 'stop' } });
+      await waitUntil(async () => ((await (await call('/api/v1/instances?status_filter=running')).json()) as unknown[]).length === 0, 'the working instances to stop', 30_000).catch(() => undefined);
+    }
     await platform?.stop();
     server?.close();
   });
