@@ -48,10 +48,14 @@ export async function openInfrastructure(config: Config, logger: Logger): Promis
     await pool.query('select 1').catch((error: Error) => {
       throw new Error(`cannot reach PostgreSQL at ${hostOf(databaseUrl)} (${database}): ${error.message}`);
     });
+    // The event store has connections of its own: an append (every command, every job step) never
+    // waits behind read-model queries and projection batches for a connection of the shared pool.
+    const storePool = createPool(databaseUrl, { max: 6, applicationName: 'forja-event-store' });
+    closers.push(() => storePool.end());
     const store = await openEventStore({
       eventStoreUrl: config.EVENTSTORE_URL,
       databaseUrl,
-      pool,
+      pool: storePool,
       pollIntervalMs: config.FORJA_PROJECTION_POLL_MS,
     });
     closers.push(() => store.close());
