@@ -272,6 +272,10 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     };
     await waitUntil(async () => !(await exists(database)) && !(await exists(`${database}_ck`)), 'the working database and its checkpoint to be dropped', 15_000);
     await waitUntil(async () => !existsSync(join(platform.config.FORJA_DATA_DIR, 'migrations', slug)), 'the migration folder to be removed', 15_000);
+    // The first migration's working instance goes when that migration is stopped too.
+    const first = 'customer-upgrade';
+    expect((await call(`/api/v1/migrations/${first}/stop`, { method: 'POST' })).status).to.equal(200);
+    await waitUntil(async () => ((await (await call(`/api/v1/instances/${first}-r1`)).json()) as { status: string }).status === 'destroyed', 'its working instance to be destroyed', 30_000);
     writeFileSync(saleScript, 'select 1;\n');
     const before = requests;
     const again = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });

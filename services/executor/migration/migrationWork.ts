@@ -5,12 +5,19 @@ import type { WorkMessage } from '#shared/bus/bus.ts';
 import type { WorkMessageBody } from '#shared/bus/workMessage.ts';
 import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import { systemMetadata } from '#shared/decider/systemMetadata.ts';
+import { DomainError } from '#shared/decider/decider.ts';
+import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
+import { instanceStream } from '#services/instances/domain/instance.ts';
+import { randomUUID } from 'node:crypto';
 import { migrationDecider } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream } from '#services/migrations/domain/migration.ts';
 import { runWorkflowJob } from '#shared/workflow/workflowRunner.ts';
 import { migrationDir, migrationHost, type MigrationEnvironment } from './migrationHost.ts';
 import type { MigrationStep } from './migrationStepContext.ts';
 import { snapshotName } from './steps/checkpoint.ts';
+import { workingInstanceSlug } from './steps/instance.ts';
 
 const EXECUTOR_ID = `${hostname()}:${process.pid}`;
 
@@ -30,7 +37,7 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
     const body = message.json<WorkMessageBody>();
     const data = body.data as { slug: string; jobId?: string; workingDatabase?: string };
     if (CLEANUP_EVENTS.has(body.type)) {
-      await removeWork(env, data.slug);
+      await removeWork(env, data.slug, { id: body.eventId, metadata: body.metadata });
       message.ack();
       return;
     }
@@ -61,9 +68,17 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
 }
 
 /** Drops the working database and its checkpoint, and removes the migration's files (runs, input, artifacts). */
-async function removeWork(env: MigrationEnvironment, slug: string): Promise<void> {
+async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pick<RecordedEvent, 'id' | 'metadata'>): Promise<void> {
   const { state } = await aggregateStream(env.store, migrationDecider, migrationStream(slug));
   if (state.status === 'none') return;
+  // The working instances of its runs go too: they show a result that no longer exists.
+  for (let number = 1; number <= state.lastNumber; number++) {
+    const instance = workingInstanceSlug(slug, number);
+    const command = { type: 'RequestAction' as const, action: 'destroy' as const, jobId: randomUUID(), reason: 'user' as const };
+    await handleCommand(env.store, instanceDecider, instanceStream(instance), command, { metadata: systemMetadata({ via: 'executor', causedBy }) }).catch((error: unknown) => {
+      if (!(error instanceof DomainError)) throw error; // none, or destroyed already
+    });
+  }
   const log = new PassThrough();
   log.resume();
   const databases = env.databases(log, { signal: AbortSignal.timeout(10 * 60_000), applicationName: `forja-cleanup-${slug}`.slice(0, 63) });
