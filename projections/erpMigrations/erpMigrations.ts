@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { evolveJob, isJobEnded, newJob, type JobState, type StepState } from '#shared/workflow/jobState.ts';
 import { asWorkflowEvent, prefixed, WORKFLOW_EVENT_TYPES, type WorkflowEvent } from '#shared/workflow/workflowEvents.ts';
@@ -29,6 +30,7 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
       const workflow = asWorkflowEvent(MIGRATION_WORKFLOW_PREFIX, event);
       if (workflow) {
         await applyToRun(trx, batch, slug, workflow, at);
+        if (workflow.type === 'StepCompleted') await recordFetchedInput(trx, slug, workflow.data);
         continue;
       }
       switch (event.type) {
@@ -74,6 +76,19 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
     }
   },
 };
+
+/** What `fetch` learnt of the input (its size and sha256) shows on the migration, as the API's `input`. */
+async function recordFetchedInput(trx: ReadModelTransaction, slug: string, completed: { jobId: string; step: string; facts: object }): Promise<void> {
+  const { bytes, sha256 } = completed.facts as { bytes?: unknown; sha256?: unknown };
+  if (typeof bytes !== 'number' || typeof sha256 !== 'string') return;
+  const step = await trx.selectFrom('migration_run_steps').select('kind').where('job_id', '=', completed.jobId).where('step_id', '=', completed.step).executeTakeFirst();
+  if (step?.kind !== 'fetch') return;
+  await trx
+    .updateTable('migration_detail')
+    .set({ input: sql`input || ${JSON.stringify({ bytes, sha256 })}::jsonb` })
+    .where('slug', '=', slug)
+    .execute();
+}
 
 async function deleteRuns(trx: ReadModelTransaction, slug: string): Promise<void> {
   await trx.deleteFrom('migration_run_steps').where('slug', '=', slug).execute();

@@ -37,6 +37,7 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
   let platform: TestPlatform;
   let server: Server;
   let dumpUrl: string;
+  let dumpPath: string;
   let requests = 0;
   /** sale's 17.0 post-migration script: the tests make it fail, sleep or pass. */
   let saleScript: string;
@@ -57,6 +58,7 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     const installed = spawnSync(STANDIN, ['-d', source, '-i', 'sale,crm', '--stop-after-init', ...connection], { encoding: 'utf8', env: { ...process.env, FORJA_STANDIN_VERSION: '16.0' } });
     expect(installed.status, installed.stderr).to.equal(0);
     const dumpFile = join(dir, 'customer.dump');
+    dumpPath = dumpFile;
     const dumped = spawnSync('pg_dump', ['-Fc', '-f', dumpFile, cluster.urlFor(source)], { encoding: 'utf8' });
     expect(dumped.status, dumped.stderr).to.equal(0);
     // The same database with crm depending on a module it does not have: the pre-flight refuses it.
@@ -144,8 +146,9 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
       200_000,
     );
     expect(last!.steps.every((step) => ['completed', 'skipped'].includes(step.status)), JSON.stringify(last!.steps)).to.equal(true);
-    const migration = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { status: string; working_database: string };
+    const migration = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { status: string; working_database: string; input: { bytes: number; sha256: string } };
     expect(migration.status).to.equal('migrated');
+    expect(migration.input, 'what the download learnt of the input').to.deep.include({ bytes: statSync(dumpPath).size, sha256: createHash('sha256').update(readFileSync(dumpPath)).digest('hex') });
     const client = new pg.Client((await testCluster()).urlFor(migration.working_database));
     await client.connect();
     try {
