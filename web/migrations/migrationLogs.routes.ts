@@ -5,15 +5,11 @@ import { BlobNotFoundError } from '#shared/blobs/blobStore.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
 import { render } from '../http/render.ts';
+import { streamLog } from '../http/logStream.ts';
 import { route } from '../http/route.ts';
-import { followLog, type LogNotice } from '../instances/logFollower.ts';
 import { findArtifact, runLogKey } from './migrationArtifacts.ts';
 import { migrationOr404, runNumberOf } from './migrationPage.ts';
 
-const POLL_MS = 500;
-const KEEP_ALIVE_MS = 15_000;
-const BACKLOG_BYTES = 1024 * 1024;
-const PARTIAL_LINE_MS = 2_000;
 
 /** The migration and its run the path names; 404 for either unknown. */
 async function runOf(ctx: WebContext, req: Request) {
@@ -23,35 +19,6 @@ async function runOf(ctx: WebContext, req: Request) {
   const run = await getRun(ctx.readModel, slug, number);
   if (!run) throw new HttpError(404, `Migration ${slug} has no run ${number}. Stopping a migration drops its runs.`);
   return { migration, run, key: runLogKey(slug, number) };
-}
-
-/** One notice as Server-Sent Events (as the instance log viewer has them): each line carries its end offset as `id`, so a reconnect resumes after it. */
-function eventOf(notice: LogNotice): string {
-  switch (notice.kind) {
-    case 'line':
-      return `id: ${notice.offset}\ndata: ${notice.text}\n\n`;
-    case 'waiting':
-      return 'event: waiting\ndata: \n\n';
-    case 'skipped':
-      return `event: skipped\ndata: ${notice.bytes}\n\n`;
-    case 'truncated':
-      return 'id: 0\nevent: truncated\ndata: \n\n';
-  }
-}
-
-/** Writes respecting backpressure: a slow reader slows the follower instead of filling memory. */
-function writer(res: Response) {
-  return (text: string) =>
-    new Promise<void>((resolve) => {
-      if (res.write(text) || res.destroyed) return resolve();
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
 }
 
 /**
@@ -81,31 +48,7 @@ export function migrationLogRoutes(router: Router, ctx: WebContext): void {
 
   route(router, 'GET', '/migrations/:slug/runs/:number/logs/stream', async (req: Request, res: Response) => {
     const { key } = await runOf(ctx, req);
-    const lastId = req.get('last-event-id') ?? '';
-    res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
-    res.flushHeaders();
-    const write = writer(res);
-    const stop = new AbortController();
-    res.on('close', () => stop.abort());
-    const keepAlive = setInterval(() => void write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    try {
-      await write('retry: 2000\n\n');
-      await followLog({
-        blobs: ctx.blobs,
-        key,
-        from: /^\d{1,15}$/.test(lastId) ? Number(lastId) : undefined,
-        backlogBytes: BACKLOG_BYTES,
-        pollMs: POLL_MS,
-        partialLineMs: PARTIAL_LINE_MS,
-        signal: stop.signal,
-        send: (notice) => write(eventOf(notice)),
-      });
-    } catch (error) {
-      ctx.logger.error({ err: error, key }, 'log stream failed');
-    } finally {
-      clearInterval(keepAlive);
-      res.end();
-    }
+    await streamLog(ctx, req, res, key);
   });
 
   route(router, 'GET', '/migrations/:slug/runs/:number/logs/download', async (req: Request, res: Response) => {
