@@ -157,7 +157,7 @@ describe('web in Chromium: an instance on the real executor', function () {
     await page.getByRole('link', { name: 'ERP log', exact: true }).click();
     await page.getByRole('heading', { name: 'Logs of Sucursal Centro' }).waitFor();
     const log = page.locator('#log');
-    await log.getByText(/ INFO forja_ferreteria_live_sucursal_centro odoo: ERP stand-in starting/).first().waitFor();
+    await log.getByText(/ INFO forja_ferreteria_live_sucursal_centro odoo: ERP stand-in (\d+\.\d )?starting/).first().waitFor();
     await log.getByText(/ forja: /).first().waitFor();
     await page.locator('#log-state').getByText('live').waitFor();
     const marker = randomUUID();
