@@ -3,7 +3,7 @@ export interface ProjectDetailTable {
   slug: string;
   name: string;
   git_repo: string | null;
-  /** The push hook token's nonce (services/control-plane/projects/project.ts); null for a project older than nonces, until rotated. */
+  /** The push hook token's nonce (services/projects/domain/project.ts); null for a project older than nonces, until rotated. */
   webhook_nonce: string | null;
   created_at: Date;
   created_by: string;

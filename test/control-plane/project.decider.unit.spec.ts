@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DomainError } from '#shared/decider/decider.ts';
-import { gitUrlProblem, sameName, slugify } from '#services/control-plane/projects/project.ts';
-import { projectDecider, RepositoryUrlError, SlugTakenError } from '#services/control-plane/projects/project.decider.ts';
+import { gitUrlProblem, sameName, slugify } from '#services/projects/domain/project.ts';
+import { projectDecider, RepositoryUrlError, SlugTakenError } from '#services/projects/domain/project.decider.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 
 describe('project decider', () => {

@@ -1,6 +1,6 @@
 import { getProject } from '#projections/projects/projectDetail.ts';
 import { projectDetailProjection } from '#projections/projects/projectDetail.ts';
-import type { ProjectEvent } from '#services/control-plane/projects/project.ts';
+import type { ProjectEvent } from '#services/projects/domain/project.ts';
 import { event, projectionSpec } from '#test/support/projectionSpec.ts';
 
 describe('project_detail read model', () => {

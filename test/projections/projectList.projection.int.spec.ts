@@ -1,6 +1,6 @@
 import { listProjects } from '#projections/projects/projectList.ts';
 import { projectListProjection } from '#projections/projects/projectList.ts';
-import type { ProjectEvent } from '#services/control-plane/projects/project.ts';
+import type { ProjectEvent } from '#services/projects/domain/project.ts';
 import { event, projectionSpec, type EventDraft } from '#test/support/projectionSpec.ts';
 
 describe('project_list read model', () => {

@@ -9,7 +9,7 @@ import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
-import { sameName, slugify } from '../projects/project.ts';
+import { sameName, slugify } from '#services/projects/domain/project.ts';
 import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
 import { instanceSlugCandidates } from './instanceSlug.ts';
 

@@ -1,4 +1,4 @@
-import { slugify } from '../projects/project.ts';
+import { slugify } from '#services/projects/domain/project.ts';
 
 /**
  * Slug candidates for an instance: `<project>-<name>` (the name alone when it already starts with

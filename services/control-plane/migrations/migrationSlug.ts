@@ -1,4 +1,4 @@
-import { slugify } from '../projects/project.ts';
+import { slugify } from '#services/projects/domain/project.ts';
 
 /** Slug candidates for a migration: its name slugged, then `-2`, `-3`…; at most 40 characters so database names stay short. */
 export function* migrationSlugCandidates(name: string, max = 50): Generator<string> {

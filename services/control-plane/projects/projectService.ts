@@ -4,8 +4,8 @@ import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { gitAccessProblem, type GitAccess } from '#shared/git/gitAccess.ts';
-import { gitUrlProblem, projectStream, sameName, slugify } from './project.ts';
-import { projectDecider, RepositoryUrlError, SlugTakenError, type ProjectCommand } from './project.decider.ts';
+import { gitUrlProblem, projectStream, sameName, slugify } from '#services/projects/domain/project.ts';
+import { projectDecider, RepositoryUrlError, SlugTakenError, type ProjectCommand } from '#services/projects/domain/project.decider.ts';
 
 const MAX_SLUG_TRIES = 50;
 
