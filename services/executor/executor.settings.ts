@@ -71,6 +71,12 @@ export const executorSettingsSchema = {
       default: 30,
       description: 'a job whose executor stops reporting for this long is redelivered to another executor (it resumes at its first unfinished step)',
     },
+    FORJA_RESTORE_JOBS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      description: 'pg_restore --jobs for custom-format dumps of 64 MiB and more (instance uploads and copies from a file, migration restores); 1 restores in one session; unset = the CPU count, at most 4',
+    },
     FORJA_FILESTORE_MAX_BYTES: {
       type: 'integer',
       minimum: 1,
@@ -114,6 +120,7 @@ export interface ExecutorSettings {
   FORJA_UPGRADE_SERVICE_EMAIL?: string;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;
+  FORJA_RESTORE_JOBS?: number;
   FORJA_FILESTORE_MAX_BYTES: number;
   FORJA_FILESTORE_MAX_FILES: number;
   FORJA_FILESTORE_MAX_RATIO: number;

@@ -10,6 +10,7 @@ import { erpDatabases } from './database/erpDatabases.ts';
 import { instanceCredentials } from './database/instanceRole.ts';
 import { copyFilestore, extractFilestore } from './database/filestore.ts';
 import { filestoreLimits } from './database/filestoreLimits.ts';
+import { defaultRestoreJobs } from './database/pgTools.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
 import { reportUnexpectedExits } from './exitReporter.ts';
@@ -52,13 +53,14 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const gitAccess = gitAccessFrom(config);
     const { masterKey } = resolvePlatformSecrets(config);
     const credentials = (database: string) => instanceCredentials(masterKey, database);
+    const restoreJobs = settings.FORJA_RESTORE_JOBS ?? defaultRestoreJobs();
     const env: JobEnvironment = {
       store: infra.store,
       bus: infra.bus,
       logger,
       runtime,
       tools: {
-        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, ...job }),
+        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, ...job }),
         source: (log, { signal }) => ({
           resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess, signal }),
           checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess, signal }),
@@ -94,6 +96,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       erpDatabaseServer: erpServer.server,
       blobs,
       pull: pullSettingsFrom(config),
+      filestoreLimits: filestoreLimits(settings),
       upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH),
       heartbeatMs: env.heartbeatMs,
     };

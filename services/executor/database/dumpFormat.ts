@@ -17,7 +17,8 @@ export async function detectDumpFormat(file: string): Promise<DumpFormat> {
   const expected = 'expected a pg_dump custom-format archive (pg_dump -Fc, starts with PGDMP) or a plain SQL dump (text)';
   if (head[0] === 0x1f && head[1] === 0x8b) throw new Error(`${file} is gzip-compressed: decompress it first (${expected})`);
   if (head.subarray(0, 4).toString('latin1') === 'PK\x03\x04') {
-    throw new Error(`${file} is a ZIP archive: an ERP backup .zip holds dump.sql (upload that) and filestore/ (${expected})`);
+    // Only a migration's restore unpacks an ERP backup .zip (services/executor/migration/backup); it never gets here with one.
+    throw new Error(`${file} is a ZIP archive: an instance restores a dump, so upload the ERP backup's dump.sql as the dump and its filestore/ as the filestore archive, or migrate the whole .zip (${expected})`);
   }
   if (head.subarray(257, 262).toString('latin1') === 'ustar') throw new Error(`${file} is a tar archive (pg_dump -Ft is not accepted): ${expected}`);
   if (isText(head)) return 'plain';

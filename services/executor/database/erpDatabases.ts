@@ -37,6 +37,10 @@ export interface ErpDatabasesOptions {
   applicationName?: string;
   /** How long cancelled statements get to end before their sessions are terminated; default 2 s. */
   cancelGraceMs?: number;
+  /** `pg_restore --jobs` for large custom-format dumps (FORJA_RESTORE_JOBS); default 1: one session. */
+  restoreJobs?: number;
+  /** The size from which a custom-format dump restores with `restoreJobs` (see pgTools). */
+  parallelRestoreFromBytes?: number;
 }
 
 /**
@@ -58,7 +62,7 @@ export interface ErpDatabases {
    * touching `to` when `from` does not exist.
    */
   clone(from: string, to: string): Promise<void>;
-  /** Recreates `to` from a dump: pg_restore for `custom`, psql (ON_ERROR_STOP, restricted mode) for `plain`. */
+  /** Recreates `to` from a dump: pg_restore for `custom` (with parallel jobs when it is large and `restoreJobs` > 1), psql (ON_ERROR_STOP, restricted mode) for `plain`. */
   restore(dumpFile: string, format: DumpFormat, to: string): Promise<void>;
   /** Turns off what would let a copy that is not production act on the outside world; says what it did. */
   neutralize(name: string): Promise<Neutralized[]>;
@@ -100,7 +104,7 @@ export interface ErpDatabases {
 /** What the server keeps of an application_name unchanged. */
 const APPLICATION_NAME = /^[\x20-\x7e]{1,63}$/;
 
-export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs }: ErpDatabasesOptions): ErpDatabases {
+export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs, restoreJobs, parallelRestoreFromBytes }: ErpDatabasesOptions): ErpDatabases {
   const server = parsePgUrl(adminUrl);
   const appName = applicationName ?? (signal ? `${DEFAULT_APPLICATION_NAME}-${randomBytes(6).toString('hex')}` : DEFAULT_APPLICATION_NAME);
   if (!APPLICATION_NAME.test(appName)) throw new Error(`not a usable application_name (printable ASCII, at most 63 characters): ${JSON.stringify(appName)}`);
@@ -108,7 +112,7 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
   const admin = databaseAdmin(adminUrl, log, session);
   /** Sessions that must work after the abort (ending connections for a pause), tagged apart from the job's so its cancel never takes them. */
   const terminator = databaseAdmin(adminUrl, log, { applicationName: `${DEFAULT_APPLICATION_NAME}-terminate` });
-  const tools = pgTools(server, log, session);
+  const tools = pgTools(server, log, { ...session, restoreJobs, parallelRestoreFromBytes });
   const checked = (name: string) => checkedDatabaseName(name, server.maintenanceDatabase);
   const owned = (name: string) => ({ name: checked(name), owner: credentials(checked(name)) });
   /** Inside an instance database Forja is its role: triggers and views there run with no more rights than the ERP's. */

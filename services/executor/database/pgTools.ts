@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { InstanceCredentials } from './instanceRole.ts';
@@ -36,12 +38,26 @@ export interface PgToolsOptions {
   signal?: AbortSignal;
   /** PGAPPNAME of the tools' sessions; default `forja-executor`. */
   applicationName?: string;
+  /** `pg_restore --jobs` for a custom-format archive of at least `parallelRestoreFromBytes` (FORJA_RESTORE_JOBS); 1, the default, restores in one session. */
+  restoreJobs?: number;
+  /** Below this size an archive restores in one session; default PARALLEL_RESTORE_FROM_BYTES. */
+  parallelRestoreFromBytes?: number;
 }
+
+/**
+ * Below this a custom archive restores in one session: each job opens its own connection and
+ * the gain only shows on large tables and indexes (on 2 cores, -j4 took a 235 MB archive of a
+ * 1.2 GB database from 30 s to 26 s, see docs/MIGRATIONS.md).
+ */
+export const PARALLEL_RESTORE_FROM_BYTES = 64 * 2 ** 20;
+
+/** FORJA_RESTORE_JOBS unset: one job per CPU, at most 4 (more sessions than that fight over the disk). */
+export const defaultRestoreJobs = (): number => Math.min(availableParallelism(), 4);
 
 /** Both tools are told to skip the source's owners and grants: its roles need not exist here. */
 const RESTORE_ARGS = ['--no-owner', '--no-acl'];
 
-export function pgTools(server: PgServer, log: Writable, { signal, applicationName }: PgToolsOptions = {}): PgTools {
+export function pgTools(server: PgServer, log: Writable, { signal, applicationName, restoreJobs = 1, parallelRestoreFromBytes = PARALLEL_RESTORE_FROM_BYTES }: PgToolsOptions = {}): PgTools {
   const env = (database: OwnedDatabase) => pgToolEnv({ ...server, ...database.owner }, applicationName);
   const tool = (command: string, args: string[], options: Omit<ToolOptions, 'log' | 'signal'>) =>
     startTool(command, args, { ...options, log, ...(signal ? { signal } : {}) });
@@ -76,9 +92,13 @@ export function pgTools(server: PgServer, log: Writable, { signal, applicationNa
       const to = target.name;
       const what = `restoring ${dumpFile} into ${to}`;
       throwIfAborted(signal, what);
-      logLine(log, `${what}: pg_restore ${RESTORE_ARGS.join(' ')}, as role ${target.owner.user}`);
+      // Parallel jobs each run in their own session, so the restore is never one transaction (nor
+      // was it before: --single-transaction cannot go with --jobs); each session is the database's role.
+      const { size } = await stat(dumpFile);
+      const jobs = restoreJobs > 1 && size >= parallelRestoreFromBytes ? ['--jobs', String(restoreJobs)] : [];
+      logLine(log, `${what}: pg_restore ${[...RESTORE_ARGS, ...jobs].join(' ')} (a ${size}-byte archive), as role ${target.owner.user}`);
       const errors = restoreErrorCounter();
-      const { exit } = tool('pg_restore', [...RESTORE_ARGS, '--dbname', to, dumpFile], { env: env(target), onStderrLine: errors.see });
+      const { exit } = tool('pg_restore', [...RESTORE_ARGS, ...jobs, '--dbname', to, dumpFile], { env: env(target), onStderrLine: errors.see });
       const restored = await exit;
       const aborted = abortOf(restored);
       if (aborted) throw aborted;

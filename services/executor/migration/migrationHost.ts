@@ -17,6 +17,7 @@ import { instanceStream } from '#services/instances/domain/instance.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
+import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import type { InstanceCredentials } from '../database/instanceRole.ts';
 import { jobLog } from '../jobs/jobLog.ts';
 import type { JobBinding } from '../jobs/stepEnvironment.ts';
@@ -36,6 +37,8 @@ export interface MigrationEnvironment {
   erpDatabaseServer: ErpDatabaseServer;
   blobs: BlobStore;
   pull: PullSettings;
+  /** FORJA_FILESTORE_MAX_*: how far an input's filestore may expand. */
+  filestoreLimits: FilestoreLimits;
   /** `${paths.upgrade}` for the ERP of a version. */
   upgradePath: (version: string) => string;
   heartbeatMs: number;
@@ -138,6 +141,7 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
     upgradePath: env.upgradePath,
     blobs: env.blobs,
     pull: env.pull,
+    filestoreLimits: env.filestoreLimits,
     instances: workingInstances(env, run),
     log,
     toolLog,

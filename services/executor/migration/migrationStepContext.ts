@@ -6,13 +6,14 @@ import type { StepOutcome } from '#shared/workflow/stepOutcome.ts';
 import type { InstanceSettings } from '#services/instances/domain/instance.ts';
 import type { LiveMigration, Run } from '#services/migrations/domain/migration.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
+import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import type { ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 
 /** Folders of one migration under FORJA_DATA_DIR/migrations/<slug>/. */
 export interface MigrationPaths {
   /** The migration's own folder. */
   root: string;
-  /** Where `fetch` puts the customer's dump (and filestore): `input/`. */
+  /** Where `fetch` puts the customer's dump (and filestore archive): `input/`. */
   input: string;
   /** The working filestore the ERP runs use: `work/filestore/`. */
   filestore: string;
@@ -45,6 +46,8 @@ export interface MigrationStepContext {
   upgradePath(version: string): string;
   blobs: BlobStore;
   pull: PullSettings;
+  /** How far the input's filestore (a backup's `filestore/`, an uploaded archive) may expand (FORJA_FILESTORE_MAX_*). */
+  filestoreLimits: FilestoreLimits;
   /** Working instances of the result (the `instance` step). */
   instances: WorkingInstances;
   /** The run's own log (`forja:` lines an operator follows). */

@@ -6,15 +6,19 @@ import { uploadKeys } from '#shared/blobs/blobKeys.ts';
 import { displayUrl } from '#shared/net/displayUrl.ts';
 import { done } from '#shared/workflow/stepOutcome.ts';
 import { downloadInput } from '../fetch/downloadInput.ts';
-import type { MigrationStep } from '../migrationStepContext.ts';
+import type { MigrationStep, MigrationStepContext } from '../migrationStepContext.ts';
 
-/** Where the customer's dump lands in the migration's input folder. */
+/** Where the customer's dump (or ERP backup .zip) lands in the migration's input folder. */
 export const inputDumpFile = (inputDir: string): string => join(inputDir, 'dump');
+
+/** Where a filestore archive uploaded beside the dump lands in the migration's input folder. */
+export const inputFilestoreFile = (inputDir: string): string => join(inputDir, 'filestore');
 
 /**
  * Brings the customer's dump into the migration's input folder: downloads `pull_url` (resuming a
- * partial download, written aside and renamed), or copies an upload out of blob storage. The
- * sha256 and size are the step's facts, so a resumed run reuses them instead of downloading again.
+ * partial download, written aside and renamed), or copies an upload out of blob storage, with its
+ * filestore archive when it has one. The sha256 and size are the step's facts, so a resumed run
+ * reuses them instead of downloading again.
  */
 export const fetch: MigrationStep = async (context) => {
   const { input } = context.migration;
@@ -28,13 +32,31 @@ export const fetch: MigrationStep = async (context) => {
   }
   if (input.mode === 'upload') {
     const keys = uploadKeys(input.uploadId);
-    const part = `${file}.part`;
-    await pipeline(await context.blobs.get(keys.dump), createWriteStream(part, { mode: 0o600 }), { signal: context.signal });
-    await rm(file, { force: true });
-    await rename(part, file);
-    const { size } = await stat(file);
-    await context.log(`copied the uploaded dump ${input.dumpName} (${size} bytes)`);
-    return done({ bytes: size, sha256: input.sha256 });
+    const bytes = await copyBlob(context, keys.dump, file);
+    await context.log(`copied the uploaded dump ${input.dumpName} (${bytes} bytes)`);
+    const filestore = inputFilestoreFile(context.paths.input);
+    if (input.filestoreName === null) {
+      // A file an earlier input left would be unpacked into this one's filestore.
+      await rm(filestore, { force: true });
+      return done({ bytes, sha256: input.sha256 });
+    }
+    const filestoreBytes = await copyBlob(context, keys.filestore, filestore);
+    await context.log(`copied the uploaded filestore archive ${input.filestoreName} (${filestoreBytes} bytes)`);
+    return done({ bytes, sha256: input.sha256, filestoreBytes });
   }
   throw new Error('the migration has no input: upload its dump first');
 };
+
+/** Copies a blob to `file`, written aside and renamed: a file at `file` is always whole, and a retry starts the copy over. */
+async function copyBlob(context: MigrationStepContext, key: string, file: string): Promise<number> {
+  const part = `${file}.part`;
+  try {
+    await pipeline(await context.blobs.get(key), createWriteStream(part, { mode: 0o600 }), { signal: context.signal });
+    await rm(file, { force: true });
+    await rename(part, file);
+  } catch (error) {
+    await rm(part, { force: true });
+    throw error;
+  }
+  return (await stat(file)).size;
+}

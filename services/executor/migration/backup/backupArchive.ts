@@ -1,0 +1,117 @@
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
+import { throwIfAborted } from '../../abortError.ts';
+import { filestoreArchiveFormat, filestoreEntries } from '../../database/filestoreEntries.ts';
+import type { EntryPick } from '../../database/unpackFilestore.ts';
+import { safeEntryPath } from '../../database/safeEntryPath.ts';
+import { InputRefusedError, isSystemError } from '../inputRefused.ts';
+import { MANIFEST_MAX_BYTES, parseBackupManifest, type BackupManifest } from './backupManifest.ts';
+
+/**
+ * An ERP backup .zip, as the ERP's database manager makes it: `dump.sql` (pg_dump's plain SQL),
+ * `manifest.json` and `filestore/` (the attachment tree, `ab/abcdef…`), all at its top.
+ */
+export interface BackupCatalog {
+  /** Bytes of `dump.sql` once extracted, or undefined when the zip has none. */
+  dumpBytes: number | undefined;
+  manifest: BackupManifest | undefined;
+  /** What is at the zip's top (`filestore/ (12 files)`, `db.dump`): named when there is no dump.sql. */
+  top: string[];
+}
+
+const DUMP = 'dump.sql';
+const MANIFEST = 'manifest.json';
+const FILESTORE = 'filestore';
+
+/** Whether the file is a ZIP archive (by its first bytes, never by a name). */
+export async function isZipArchive(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return filestoreArchiveFormat(head.subarray(0, bytesRead)) === 'zip';
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Entries under `filestore/`, that folder stripped: what the working filestore gets of a backup. */
+export const backupFilestorePick: EntryPick = (parts) => (parts[0] === FILESTORE ? parts.slice(1) : undefined);
+
+/**
+ * Reads the zip's central directory (no entry is inflated but manifest.json) and its manifest.
+ * Rejects with an InputRefusedError when the zip cannot be read, holds an unsafe path, or has a
+ * manifest that is not JSON.
+ */
+export async function readBackupCatalog(zip: string, signal?: AbortSignal): Promise<BackupCatalog> {
+  let dumpBytes: number | undefined;
+  let manifest: BackupManifest | undefined;
+  const top = new Map<string, { folder: boolean; files: number }>();
+  await refusing(signal, async () => {
+    for await (const entry of filestoreEntries(zip)) {
+      throwIfAborted(signal, `reading the backup ${zip}`);
+      const path = safeEntryPath(entry.name);
+      if ('refused' in path) throw new InputRefusedError(`its entry ${entry.name} ${path.refused}`);
+      const [first, ...rest] = path.parts;
+      if (first === undefined) continue;
+      const seen = top.get(first) ?? { folder: rest.length > 0 || entry.kind === 'folder', files: 0 };
+      if (entry.kind !== 'folder') seen.files++;
+      top.set(first, seen);
+      const name = path.parts.join('/');
+      if (name === DUMP && entry.kind === 'file') dumpBytes = entry.size;
+      if (name === MANIFEST && entry.kind === 'file') {
+        if (entry.size > MANIFEST_MAX_BYTES) throw new InputRefusedError(`its manifest.json is ${entry.size} bytes, more than a manifest ever is (${MANIFEST_MAX_BYTES})`);
+        manifest = parseBackupManifest((await buffer(await entry.open())).toString('utf8'));
+      }
+    }
+  });
+  const listed = [...top].map(([name, { folder, files }]) => (folder ? `${name}/ (${files} file(s))` : name));
+  return { dumpBytes, manifest, top: listed };
+}
+
+/** Why the catalog is not a backup a migration can restore, or undefined. */
+export function missingDump(catalog: BackupCatalog): string | undefined {
+  if (catalog.dumpBytes !== undefined) return undefined;
+  const holds = catalog.top.length === 0 ? 'nothing' : `${catalog.top.slice(0, 10).join(', ')}${catalog.top.length > 10 ? ` and ${catalog.top.length - 10} more` : ''}`;
+  return `the input is a .zip without dump.sql at its top (it holds ${holds}): give the ERP's own backup .zip (dump.sql, manifest.json, filestore/), or the dump itself`;
+}
+
+/**
+ * Streams the zip's dump.sql into `toFile`, written aside and renamed, so a file at `toFile` is
+ * always whole. Never held in memory.
+ */
+export async function extractBackupDump(zip: string, toFile: string, signal: AbortSignal): Promise<{ bytes: number }> {
+  const part = `${toFile}.part`;
+  await rm(part, { force: true });
+  try {
+    let bytes: number | undefined;
+    await refusing(signal, async () => {
+      for await (const entry of filestoreEntries(zip)) {
+        const path = safeEntryPath(entry.name);
+        if ('refused' in path || path.parts.join('/') !== DUMP || entry.kind !== 'file') continue;
+        await pipeline(await entry.open(), createWriteStream(part, { mode: 0o600 }), { signal });
+        bytes = entry.size;
+        break;
+      }
+    });
+    if (bytes === undefined) throw new InputRefusedError('the .zip has no dump.sql');
+    await rename(part, toFile);
+    return { bytes };
+  } catch (error) {
+    await rm(part, { force: true });
+    throw error;
+  }
+}
+
+/** What the zip reader rejects with (not readable, an unsafe name, an entry past its declared size) is the backup's fault, not the machine's. */
+async function refusing(signal: AbortSignal | undefined, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    throwIfAborted(signal, 'reading the backup');
+    if (isSystemError(error)) throw error;
+    throw new InputRefusedError(`the input .zip was refused: ${(error as Error).message}`, { cause: error });
+  }
+}
