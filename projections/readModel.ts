@@ -8,6 +8,7 @@ import type { InstanceListDb } from './instances/instanceList.table.ts';
 import type { PadronLoadsDb } from './padronLoads/padronLoads.table.ts';
 import type { ProjectDetailDb } from './projects/projectDetail.table.ts';
 import type { ProjectListDb } from './projects/projectList.table.ts';
+import type { RecipesDb } from './recipes/recipes.table.ts';
 import type { CheckpointsDb } from './runner/checkpoints.table.ts';
 import type { StreamActivityDb } from './streamActivity/streamActivity.table.ts';
 import type { UsersDb } from './users/users.table.ts';
@@ -31,7 +32,8 @@ export interface ReadModelDatabase
     InstanceJobStepsDb,
     MigrationDetailDb,
     MigrationRunsDb,
-    MigrationRunStepsDb {}
+    MigrationRunStepsDb,
+    RecipesDb {}
 
 /** A handle on the read model: what every query function takes. A `Transaction` is one too. */
 export type ReadModel = Kysely<ReadModelDatabase>;

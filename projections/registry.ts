@@ -10,6 +10,7 @@ import { instanceDetailProjection } from './instances/instanceDetail.ts';
 import { instanceJobStepsProjection } from './instances/instanceJobSteps.ts';
 import { instanceListProjection } from './instances/instanceList.ts';
 import { erpMigrationsProjection } from './erpMigrations/erpMigrations.ts';
+import { recipesProjection } from './recipes/recipes.ts';
 
 /** Every read model the projector keeps. */
 export const projections: readonly Projection[] = [
@@ -22,6 +23,7 @@ export const projections: readonly Projection[] = [
   instanceDetailProjection,
   instanceJobStepsProjection,
   erpMigrationsProjection,
+  recipesProjection,
 ];
 
 /** Event type → work-queue subject: the events that ask an executor for work. */

@@ -9,6 +9,7 @@ import type { PlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import type { IdentityService } from './identity/identityService.ts';
 import type { InstanceService } from './instances/instanceService.ts';
 import type { MigrationService } from './migrations/migrationService.ts';
+import type { RecipeBook } from './migrations/recipeBook.ts';
 import type { ProjectService } from './projects/projectService.ts';
 
 /** What the control-plane's routes work with. */
@@ -22,6 +23,8 @@ export interface ControlPlaneContext {
   projects: ProjectService;
   instances: InstanceService;
   migrations: MigrationService;
+  /** The migration recipes' streams: read when a migration snapshots its route, saved by admins. */
+  recipes: RecipeBook;
   /** Migration artifacts, streamed by the API (the executor stores them). */
   blobs: BlobStore;
   secrets: PlatformSecrets;

@@ -15,7 +15,9 @@ import type { ControlPlaneContext } from './context.ts';
 import { appendDurationHistogram } from './http/operational.ts';
 import { identityService } from './identity/identityService.ts';
 import { instanceService } from './instances/instanceService.ts';
-import { loadMigrationRecipes } from './migrations/migrationRecipes.ts';
+import { migrationRecipes } from './migrations/migrationRecipes.ts';
+import { recipeBook } from './migrations/recipeBook.ts';
+import { loadRecipeFiles } from '#services/migrations/recipes/recipeFiles.ts';
 import { migrationService } from './migrations/migrationService.ts';
 import { projectService } from './projects/projectService.ts';
 
@@ -32,6 +34,10 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
   const store = timedEventStore(infra.store, (seconds) => appendSeconds.observe(seconds));
   const readModel = infra.db.withSchema('read_model');
   const projects = projectService(store, gitAccessFrom(config));
+  const recipes = recipeBook(store);
+  // The shipped recipes start the streams nobody has saved yet; an edited recipe stays as edited.
+  const seeded = await recipes.seed(await loadRecipeFiles());
+  if (seeded.length > 0) logger.info({ recipes: seeded }, 'seeded the shipped migration recipes');
   return {
     readModel,
     db: infra.db,
@@ -39,7 +45,8 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
     projects,
     instances: instanceService(store, projects, readModel),
-    migrations: migrationService(store, await loadMigrationRecipes(), pullSettingsFrom(config)),
+    recipes,
+    migrations: migrationService(store, migrationRecipes(recipes), pullSettingsFrom(config)),
     blobs: createFsBlobStore(config.FORJA_DATA_DIR),
     secrets,
     metrics,

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
+import { RECIPE_FILES_DIR } from '#services/migrations/recipes/recipeFiles.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { USERS } from '#test/support/webPlatform.ts';
 
@@ -17,13 +20,16 @@ export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): s
 /** The route's path with real values for its parameters. */
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
-  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001' };
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', flavor: 'community', stem: '16.0-17.0' };
   return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
     return value;
   });
 }
+
+/** The shipped recipe the walk saves again as it is: allowed saves change nothing. */
+const WALK_RECIPE = readFileSync(join(RECIPE_FILES_DIR, 'community', '16.0-17.0.yaml'), 'utf8');
 
 let serial = 0;
 const unique = (what: string) => `Walk ${what} ${++serial}`;
@@ -59,6 +65,8 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/instances': () => ({ name: unique('internal instance'), project: 'walk-target', erp_version: '18.0' }),
   'control-plane POST /internal/instances/purge': () => ({}),
   'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
+  'control-plane PUT /api/v1/recipes/:flavor/:stem': () => ({ yaml: WALK_RECIPE }),
+  'control-plane POST /internal/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE }),
   'control-plane POST /api/v1/migrations': () => ({ name: unique('api migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
   'control-plane PATCH /api/v1/migrations/:slug': () => ({ contract: 'M1234-walk' }),
   'control-plane DELETE /api/v1/migrations/:slug': () => ({ confirm_name: 'not the name' }),

@@ -55,7 +55,8 @@ describe('recipes: files', () => {
       ]);
       expect(files[1]?.errors[0]).to.include({ level: 'error', line: 3 });
       expect(files[1]?.text).to.equal('format: 1\nname: a\nname: b\n');
-      expect(files[2]?.errors).to.deep.equal([{ level: 'error', path: '/flavor', message: 'the file is in enterprise/ but says flavor community' }]);
+      const flavorLine = (files[2]?.text.split('\n').findIndex((line) => line.startsWith('flavor:')) ?? -2) + 1;
+      expect(files[2]?.errors).to.deep.equal([{ level: 'error', path: '/flavor', line: flavorLine, column: 1, message: 'this recipe is stored as enterprise.16.0-17.0 but says flavor community' }]);
     });
   });
 });

@@ -28,6 +28,11 @@ describe('recipes: lint', () => {
       only(findingsAfter((doc) => Object.assign(doc, { stem: '17.0-16.0', route: { origin: '17.0', destination: '16.0' } }))).to.deep.include({ level: 'error', path: '/route/destination' });
     });
 
+    it('knows only the versions Forja runs', () => {
+      const findings = findingsAfter((doc) => Object.assign(doc, { stem: '15.0-16.0', route: { origin: '15.0', destination: '16.0' } }));
+      only(findings).to.deep.equal({ level: 'error', path: '/route/origin', message: '15.0 is not a version Forja runs (16.0, 17.0, 18.0, 19.0)' });
+    });
+
     it('wants the stem to be the route', () => {
       only(findingsAfter((doc) => (doc.stem = '16.0-17.1'))).to.deep.include({ level: 'error', path: '/stem' });
       only(findingsAfter((doc) => (doc.stem = '15.0-16.0'))).to.deep.include({ level: 'error', path: '/stem' });

@@ -73,27 +73,32 @@ describe('recipes: parsing', () => {
     });
 
     it('refuses several documents in one file, an empty file and aliases to nothing', () => {
-      expect(findingsOf('format: 1\n---\nformat: 1\n')).to.deep.equal([{ level: 'error', path: '/', line: 2, message: 'a recipe is one YAML document: remove the "---" and what follows' }]);
+      expect(findingsOf('format: 1\n---\nformat: 1\n')).to.deep.equal([{ level: 'error', path: '/', line: 2, column: 1, message: 'a recipe is one YAML document: remove the "---" and what follows' }]);
       expect(findingsOf('')).to.deep.equal([{ level: 'error', path: '/', message: 'a recipe is a YAML mapping: format, name, flavor, stem, route, steps, …' }]);
       expect(findingsOf('format: *one\n')[0]).to.include({ level: 'error', path: '/' });
     });
   });
 
   describe('schema errors, with their path and line', () => {
-    const lineOf = (text: string, needle: string): number => text.split('\n').findIndex((line) => line.includes(needle)) + 1;
+    /** The line holding `needle` and the column it starts at: where a finding about it points. */
+    const at = (text: string, needle: string): { line: number; column: number } => {
+      const lines = text.split('\n');
+      const index = lines.findIndex((line) => line.includes(needle));
+      return { line: index + 1, column: (lines[index] ?? '').indexOf(needle) + 1 };
+    };
 
     it('names an unknown field by its path, at its line', () => {
       const doc = communityHop();
       doc.steps[4].timout = '8h';
       const text = yamlOf(doc);
-      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/4/timout', line: lineOf(text, 'timout:'), message: 'unknown field "timout" here' }]);
+      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/4/timout', ...at(text, 'timout:'), message: 'unknown field "timout" here' }]);
     });
 
     it('names a missing field by the step that lacks it', () => {
       const doc = communityHop();
       delete doc.steps[5].sql;
       const text = yamlOf(doc);
-      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/5', line: lineOf(text, 'id: verify'), message: 'missing field "sql"' }]);
+      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/5', ...at(text, 'id: verify'), message: 'missing field "sql"' }]);
     });
 
     it('lists the known kinds for an unknown one', () => {
@@ -107,7 +112,7 @@ describe('recipes: parsing', () => {
     it('tells to quote a version YAML read as a number', () => {
       const text = yamlOf(communityHop()).replace('origin: "16.0"', 'origin: 16.0');
       expect(findingsOf(text)).to.deep.equal([
-        { level: 'error', path: '/route/origin', line: lineOf(text, 'origin: 16.0'), message: 'must be a string: quote it (YAML reads 16.0 as the number 16)' },
+        { level: 'error', path: '/route/origin', ...at(text, 'origin: 16.0'), message: 'must be a string: quote it (YAML reads 16.0 as the number 16)' },
       ]);
     });
 
@@ -124,7 +129,7 @@ describe('recipes: parsing', () => {
       const doc = communityHop();
       doc.steps[5].expect = { equals: true };
       const text = yamlOf(doc);
-      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/5/expect/equals', line: lineOf(text, 'equals: true'), message: 'must be string or number' }]);
+      expect(findingsOf(text)).to.deep.equal([{ level: 'error', path: '/steps/5/expect/equals', ...at(text, 'equals: true'), message: 'must be string or number' }]);
     });
 
     it('takes only one expectation per check', () => {

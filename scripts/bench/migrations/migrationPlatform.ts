@@ -54,7 +54,7 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
   for (const start of [startProjectorProcess, startControlPlaneProcess, executorStarter({ FORJA_RUNTIME: 'process', FORJA_ERP_DATABASE_URL: clusterUrl('postgres') })]) {
     running.push(await start(infra, config, silentLogger));
   }
-  const recipe = (await loadMigrationRecipes()).snapshotFor({ origin: '16.0', destination: '17.0' }, 'community');
+  const recipe = await (await loadMigrationRecipes()).snapshotFor({ origin: '16.0', destination: '17.0' }, 'community');
   const admin = new pg.Client({ connectionString: clusterUrl('postgres') });
   await admin.connect();
   const { store } = infra;

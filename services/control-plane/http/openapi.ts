@@ -7,7 +7,7 @@ interface Operation {
   /** OpenAPI path syntax (`{slug}`). */
   path: string;
   summary: string;
-  tag: 'projects' | 'instances' | 'migrations' | 'users' | 'operations' | 'internal';
+  tag: 'projects' | 'instances' | 'migrations' | 'recipes' | 'users' | 'operations' | 'internal';
   security: 'basic' | 'service' | 'none';
   body?: string;
   ok: { status: number; schema?: string; array?: boolean; text?: string };
@@ -42,6 +42,9 @@ export const operations: readonly Operation[] = [
   { method: 'get', path: '/api/v1/migrations/{slug}/runs/{number}', summary: 'One run with its steps', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut' }, errors: [404, 422] },
   { method: 'get', path: '/api/v1/migrations/{slug}/artifacts/{artifact_id}', summary: 'Download an artifact of a run (dump, backup, filestore, report), streamed; its sha256 in X-Content-SHA256', tag: 'migrations', security: 'basic', ok: { status: 200, text: 'application/octet-stream' }, errors: [404, 422] },
   { method: 'post', path: '/api/v1/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate the run waits at (approve or reject, with an optional note)', tag: 'migrations', security: 'basic', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'get', path: '/api/v1/recipes', summary: 'Every migration recipe, broken ones included, linted with today’s rules, with the migrations that took each version', tag: 'recipes', security: 'basic', ok: { status: 200, schema: 'RecipeOut', array: true } },
+  { method: 'get', path: '/api/v1/recipes/{flavor}/{stem}', summary: 'One recipe with its YAML', tag: 'recipes', security: 'basic', ok: { status: 200, schema: 'RecipeOut' }, errors: [404, 422] },
+  { method: 'put', path: '/api/v1/recipes/{flavor}/{stem}', summary: 'Save a recipe (admin): created (version 1) or its next version; lint errors refuse it (422, line and column in `loc`); the same text saves nothing new', tag: 'recipes', security: 'basic', body: 'RecipeText', ok: { status: 200, schema: 'RecipeOut' }, errors: [403, 422] },
   { method: 'post', path: '/webhooks/git/{project_slug}/{token}', summary: 'Git push hook (token from the project): rebuild the instances on the pushed branch', tag: 'projects', security: 'none', ok: { status: 200, schema: 'GitHookResult' }, errors: [400, 403, 404, 413] },
   { method: 'post', path: '/internal/auth/verify', summary: 'Check an e-mail and password (web sign-in)', tag: 'internal', security: 'service', body: 'Credentials', ok: { status: 200, schema: 'UserOut' }, errors: [401, 403, 422] },
   { method: 'post', path: '/internal/users/oidc', summary: 'Find or register a user signed in through the identity provider', tag: 'internal', security: 'service', body: 'OidcUser', ok: { status: 200, schema: 'UserOut' }, errors: [403, 422] },
@@ -59,6 +62,7 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/internal/migrations/{slug}/pause', summary: 'Pause the live run for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/resume', summary: 'Resume a paused run for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate a run waits at, decided by the acting user', tag: 'internal', security: 'service', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
+  { method: 'post', path: '/internal/recipes/save', summary: 'Save a recipe for the acting admin: `key` to edit, `flavor` and `stem` to create', tag: 'internal', security: 'service', body: 'RecipeSave', ok: { status: 200 }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/delete', summary: 'Delete a migration, confirmed by its name', tag: 'internal', security: 'service', body: 'MigrationDelete', ok: { status: 200 }, errors: [403, 404, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/stop', summary: 'Take a migration back to draft for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
 ];
@@ -76,7 +80,7 @@ const QUERY: Record<string, unknown[]> = {
 };
 
 const ERROR_TEXT: Record<number, string> = { 400: 'Unreadable push payload', 413: 'Payload too large', 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
+const SCHEMAS = ['Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RecipeOut', 'RecipeSave', 'RecipeText', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {
@@ -95,6 +99,8 @@ export function openApiDocument(): Record<string, unknown> {
     const numberParam = [
       ...(op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
       ...(op.path.includes('{artifact_id}') ? [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
+      ...(op.path.includes('{flavor}') ? [{ name: 'flavor', in: 'path', required: true, schema: { type: 'string', enum: ['community', 'enterprise'] } }] : []),
+      ...(op.path.includes('{stem}') ? [{ name: 'stem', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,3}\\.0-[0-9]{1,3}\\.0$' }, description: '`<origin>-<destination>`' }] : []),
     ];
     const query = op.method === 'get' ? (QUERY[op.path] ?? []) : [];
     const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};

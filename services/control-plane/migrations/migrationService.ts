@@ -63,7 +63,7 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
       if (!input.pull_url) throw new MigrationInputError('pull_url', 'the API takes the database from pull_url; upload a dump through the web form instead');
       const problem = pullUrlProblem(input.pull_url, pull.allow);
       if (problem) throw new MigrationInputError('pull_url', problem);
-      const recipe = recipes.snapshotFor({ origin: input.origin, destination: input.destination }, flavor);
+      const recipe = await recipes.snapshotFor({ origin: input.origin, destination: input.destination }, flavor);
       const name = input.name.trim().replace(/\s+/g, ' ');
       for (const slug of migrationSlugCandidates(name)) {
         const settings: MigrationSettings = {
@@ -110,7 +110,7 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
       const after = { ...migration, ...changes };
       checkRoute(after);
       const routeChanged = after.origin !== migration.origin || after.destination !== migration.destination || after.flavor !== migration.flavor;
-      if (routeChanged) changes.recipe = recipes.snapshotFor({ origin: after.origin, destination: after.destination }, after.flavor);
+      if (routeChanged) changes.recipe = await recipes.snapshotFor({ origin: after.origin, destination: after.destination }, after.flavor);
       if (routeChanged || after.engine !== migration.engine || after.purpose !== migration.purpose) recipes.planFor({ ...after, recipe: changes.recipe ?? migration.recipe });
       const result = await send(slug, { type: 'EditMigration', changes }, metadata);
       return { lastGlobalPosition: result.lastGlobalPosition, ignored: ignored.map(apiField) };

@@ -1,3 +1,4 @@
+import { ERP_VERSIONS } from '#services/instances/domain/instance.ts';
 import { lintExpressions } from './lintExpressions.ts';
 import { PREFLIGHT_KINDS, allSteps, loadsOpenUpgrade, majorOf, type ErpStep, type Recipe, type RecipeProblem, type StepKind } from './recipe.ts';
 
@@ -20,6 +21,10 @@ export function lintRecipe(recipe: Recipe): RecipeProblem[] {
 
 function lintRoute({ route, stem }: Recipe): RecipeProblem[] {
   const problems: RecipeProblem[] = [];
+  const catalog: readonly string[] = ERP_VERSIONS;
+  for (const end of ['origin', 'destination'] as const) {
+    if (!catalog.includes(route[end])) problems.push(error(`/route/${end}`, `${route[end]} is not a version Forja runs (${[...catalog].sort().join(', ')})`));
+  }
   if (majorOf(route.destination) !== majorOf(route.origin) + 1) {
     problems.push(error('/route/destination', `one major version per hop: ${route.origin} -> ${route.destination} is not a hop (skipping versions is not supported; chain one recipe per hop)`));
   }

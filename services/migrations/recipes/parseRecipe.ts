@@ -13,17 +13,20 @@ const validRecipe = schemaValidator<RecipeDocument>('recipes/Recipe.v1.json');
 
 /**
  * A recipe from its YAML text: YAML errors, then JSON Schema errors, then the lint rules; each
- * finding with the line it points at. It is usable when nothing is an error; warnings come
+ * finding with the line and column it points at. It is usable when nothing is an error; warnings come
  * either way.
  */
 export function parseRecipe(text: string): ParsedRecipe {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const lineAt = (offset: number): number => lineCounter.linePos(offset).line;
-  const warnings: RecipeProblem[] = doc.warnings.map((warning) => ({ level: 'warning', path: '/', line: lineAt(warning.pos[0]), message: warning.message }));
+  const at = (offset: number): { line: number; column: number } => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const warnings: RecipeProblem[] = doc.warnings.map((warning) => ({ level: 'warning', path: '/', ...at(warning.pos[0]), message: warning.message }));
   if (doc.errors.length > 0) {
     const message = (error: (typeof doc.errors)[number]): string => (error.code === 'MULTIPLE_DOCS' ? 'a recipe is one YAML document: remove the "---" and what follows' : error.message);
-    return { errors: doc.errors.map((error) => ({ level: 'error', path: '/', line: lineAt(error.pos[0]), message: message(error) })), warnings };
+    return { errors: doc.errors.map((error) => ({ level: 'error', path: '/', ...at(error.pos[0]), message: message(error) })), warnings };
   }
   let data: unknown;
   try {
@@ -33,8 +36,8 @@ export function parseRecipe(text: string): ParsedRecipe {
     return { errors: [{ level: 'error', path: '/', message: (cause as Error).message }], warnings };
   }
   const withLine = (problem: RecipeProblem): RecipeProblem => {
-    const line = lineOf(doc, problem.path, lineAt);
-    return line === undefined ? problem : { ...problem, line };
+    const offset = offsetOf(doc, problem.path);
+    return offset === undefined ? problem : { ...problem, ...at(offset) };
   };
   if (!validRecipe(data)) return { errors: schemaProblems(validRecipe.errors ?? [], data).map(withLine), warnings };
   const recipe: Recipe = {
@@ -94,8 +97,8 @@ function valueAt(data: unknown, pointer: string): unknown {
   return value;
 }
 
-/** The line of the deepest node on `pointer` that the document has (a map entry's key line). */
-function lineOf(doc: Document, pointer: string, lineAt: (offset: number) => number): number | undefined {
+/** Where the deepest node on `pointer` that the document has starts (a map entry's key). */
+function offsetOf(doc: Document, pointer: string): number | undefined {
   let node: unknown = doc.contents;
   let offset = isMap(node) || isSeq(node) || isScalar(node) ? node.range?.[0] : undefined;
   for (const segment of segments(pointer)) {
@@ -113,5 +116,5 @@ function lineOf(doc: Document, pointer: string, lineAt: (offset: number) => numb
       break;
     }
   }
-  return offset === undefined ? undefined : lineAt(offset);
+  return offset;
 }

@@ -85,6 +85,8 @@ export interface RecipeProblem {
   path: string;
   /** 1-based line in the YAML text, when the finding points at something in it. */
   line?: number;
+  /** 1-based column of that line where the thing pointed at starts. */
+  column?: number;
   message: string;
 }
 
