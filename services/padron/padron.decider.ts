@@ -5,23 +5,19 @@ import { evolvePadron, initialPadronState, type PadronEvent, type PadronLoadedDa
 export type RecordPadronLoad = { type: 'RecordPadronLoad'; load: PadronLoadedData };
 export type PadronCommand = RecordPadronLoad;
 
-/** Thrown when the same file (same sha256) was already loaded for the jurisdiction. */
-export class PadronAlreadyLoadedError extends DomainError {
+/** Thrown when the load was already recorded: two runs finishing the same publish record it once. */
+export class PadronLoadAlreadyRecordedError extends DomainError {
   constructor(
-    readonly sha256: string,
-    readonly previous: { loadId: number; fileName: string; publishedAt: string },
+    readonly loadId: number,
+    readonly previous: { fileName: string; publishedAt: string },
   ) {
-    super(`this file (sha256 ${sha256.slice(0, 12)}…) was already loaded as load ${previous.loadId} (${previous.fileName}, published ${previous.publishedAt}); nothing changed`, 'conflict');
+    super(`load ${loadId} (${previous.fileName}, published ${previous.publishedAt}) is already recorded; nothing changed`, 'conflict');
   }
 }
 
-/**
- * Refuses a file that was already loaded. Cheap to ask before an import (from the stream alone),
- * and asked again when the load is recorded, so two runs racing with the same file record it once.
- */
-export function assertNotLoaded(state: PadronState, sha256: string): void {
-  const previous = state.loadedFiles[sha256];
-  if (previous) throw new PadronAlreadyLoadedError(sha256, previous);
+/** True when the jurisdiction's stream already holds the load's PadronLoaded. */
+export function isRecorded(state: PadronState, loadId: number): boolean {
+  return state.recordedLoads[loadId] !== undefined;
 }
 
 export const padronDecider: Decider<PadronState, PadronCommand, PadronEvent> = {
@@ -29,9 +25,11 @@ export const padronDecider: Decider<PadronState, PadronCommand, PadronEvent> = {
   evolve: evolvePadron,
   decide(command, state) {
     switch (command.type) {
-      case 'RecordPadronLoad':
-        assertNotLoaded(state, command.load.sha256);
+      case 'RecordPadronLoad': {
+        const previous = state.recordedLoads[command.load.loadId];
+        if (previous) throw new PadronLoadAlreadyRecordedError(command.load.loadId, previous);
         return [{ type: 'PadronLoaded', data: command.load }];
+      }
       default: {
         const unknown: never = command.type;
         return unknown;

@@ -32,24 +32,33 @@ export interface PadronLoadedData {
   rowsRemoved: number;
   rowsRejected: number;
   rejects: RejectSummary[];
+  /**
+   * Lines kept although worth a look (a CUIT whose check digit does not verify), by reason. Absent
+   * from the events of loads recorded before warnings existed.
+   */
+  rowsWarned?: number;
+  warnings?: RejectSummary[];
   durationMs: number;
 }
 
 export type PadronLoaded = { type: 'PadronLoaded'; data: PadronLoadedData };
 export type PadronEvent = PadronLoaded;
 
-/** What a jurisdiction's stream says: the files already loaded, by sha256. */
+/**
+ * What a jurisdiction's stream says: the loads recorded, by load id. Not by file: the same file is
+ * loaded again when retention dropped its load or an earlier import took only one of its regimes.
+ */
 export interface PadronState {
-  loadedFiles: Readonly<Record<string, { loadId: number; fileName: string; publishedAt: string }>>;
+  recordedLoads: Readonly<Record<number, { fileName: string; sha256: string; publishedAt: string }>>;
 }
 
-export const initialPadronState = (): PadronState => ({ loadedFiles: {} });
+export const initialPadronState = (): PadronState => ({ recordedLoads: {} });
 
 export function evolvePadron(state: PadronState, event: PadronEvent): PadronState {
   switch (event.type) {
     case 'PadronLoaded': {
       const { sha256, loadId, fileName, publishedAt } = event.data;
-      return { loadedFiles: { ...state.loadedFiles, [sha256]: { loadId, fileName, publishedAt } } };
+      return { recordedLoads: { ...state.recordedLoads, [loadId]: { fileName, sha256, publishedAt } } };
     }
     default: {
       const unknown: never = event.type;

@@ -11,6 +11,7 @@ const load = (loadId: number, state: StateCode, regimes: RegimeCode[], validFrom
   validTo,
   publishedAt: new Date('2026-11-01T12:00:00Z'),
   rows: 1,
+  rowsWarned: 0,
 });
 const pick = (loads: PublishedLoad[], date: string) => resolveSlots(loads, date).map((slot) => `${slot.state}${slot.regime}${slot.load.loadId}`);
 

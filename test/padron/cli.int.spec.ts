@@ -23,12 +23,12 @@ describe('padrón command line', function () {
   after(() => db.close());
 
   it('imports a file and prints what it loaded, then refuses the same file with exit 0', () => {
-    const path = writeLines(folder, 'PadronRGSPer-cli.TXT', rgsLines('P', period, [{ cuit, rate: '3,00' }, { cuit: '20000000002', rate: '1,00' }]));
+    const path = writeLines(folder, 'PadronRGSPer-cli.TXT', rgsLines('P', period, [{ cuit, rate: '3,00' }, { cuit: '20000000002', rate: '1,00' }, { cuit: '2000000000', rate: '1,00' }]));
     const first = padron(['import', '--state', 'B', '--file', path]);
     expect(first.stderr).to.equal('');
     expect(first.status).to.equal(0);
-    expect(first.stdout).to.match(new RegExp(`^loaded Buenos Aires \\(B\\) from PadronRGSPer-cli\\.TXT as load \\d+: 1 rates \\(P\\), valid ${period.from} to ${period.to}, layout rgs$`, 'm'));
-    expect(first.stdout).to.match(/^ {4}invalid check digit: 1 \(line 2\)$/m);
+    expect(first.stdout).to.match(new RegExp(`^loaded Buenos Aires \\(B\\) from PadronRGSPer-cli\\.TXT as load \\d+: 2 rates \\(P\\), valid ${period.from} to ${period.to}, layout rgs$`, 'm'));
+    expect(first.stdout).to.match(/^ {2}published .*; removed \(marca alta B\): 0; rejected: 1\n {4}invalid CUIT \(not 11 digits\): 1 \(line 3\)\n {2}kept with a warning: 1\n {4}CUIT check digit does not verify: kept: 1 \(line 2\)$/m);
     expect(first.stdout).to.match(/^ {2}[\d.]+ s, [\d,]+ rates\/s, peak RSS \d+ MB$/m);
     const again = padron(['import', '--state', 'b', '--file', path]);
     expect(again.status).to.equal(0);
@@ -68,6 +68,7 @@ describe('padrón command line', function () {
     ['an unknown regime', ['import', '--state', 'B', '--file', 'x', '--regime', 'Z'], {}, /^padron: unknown regime "Z"; P \(perception\) or R \(withholding\)\n$/],
     ['an unknown argument', ['import', '--state', 'B', '--force'], {}, /^padron: unknown argument --force\n/],
     ['an unknown command', ['purge'], {}, /^padron: unknown command "purge"\n/],
+    ['a --date that is not a date', ['import', '--state', 'A', '--file', 'x', '--date', '01-07-2026'], {}, /^padron: --date must be a date written YYYY-MM-DD, the first day the file's rates apply \(got "01-07-2026"\)\n$/],
     ['an unreadable Salta rate table', ['import', '--state', 'A', '--file', 'x'], { FORJA_PADRON_SALTA_RATES: '/nonexistent/rates.yaml' }, /^padron: FORJA_PADRON_SALTA_RATES: cannot read \/nonexistent\/rates\.yaml: ENOENT/],
   ];
   for (const [what, args, env, message] of refusals) {
@@ -98,18 +99,51 @@ describe('padrón command line', function () {
     expect(result.stderr.trim()).to.equal('padron import: cannot start: cannot reach PostgreSQL at 127.0.0.1:1/none (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:1');
   });
 
-  it('lists loads from the padron_loads read model once the projector caught up', () => {
-    const before = padron(['loads']);
-    expect(before.status).to.equal(0);
-    expect(before.stdout).to.match(/note: the padron_loads read model has not run yet; run the projector/);
-    expect(run('projections/rebuild.ts', ['padron_loads'], { DATABASE_URL: db.url }).status).to.equal(0);
-    const after = padron(['loads']);
-    expect(after.stdout).to.match(/^load +state +regimes +valid from +valid to +rates +removed +rejected +seconds +published +file$/m);
-    expect(after.stdout).to.match(/^ +\d+ +B +P +\S+ +\S+ +1 +0 +1 .* PadronRGSPer-cli\.TXT$/m);
-    expect(after.stdout).to.match(/ Padron Riesgo Fiscal al 01-11-2026\.txt$/m);
-    expect(after.stdout).to.not.match(/note:/);
-    const onlyC = JSON.parse(padron(['loads', '--state', 'C', '--json']).stdout) as { loads: Array<{ state: string }>; lag: number };
+  const saltaRates = () => {
+    const path = join(folder, 'salta-rates.json');
+    writeFileSync(path, JSON.stringify({ CM: { RA: { P: 3.6 }, RB: { P: 1.8 }, SR: { P: 0.9 } }, JU: { RA: { P: 3.6 }, RB: { P: 2.4 }, SR: { P: 1.2 } } }));
+    return path;
+  };
+
+  it('imports Salta’s file not named “… al DD-MM-YYYY” with --date, and refuses it without', () => {
+    const path = writeLines(folder, 'Padrón Contribuyentes AAEE con Riesgo Fiscal.txt', ['CUIT\tDENOMINACION\tACTIVIDADES_ECONOMICAS\tNIVEL_RIESGO_FISCAL', `${cuit}\tACME SA\tJU\tRB`]);
+    const without = padron(['import', '--state', 'A', '--file', path], { FORJA_PADRON_SALTA_RATES: saltaRates() });
+    expect(without.status).to.equal(2);
+    expect(without.stderr).to.equal("padron: cannot read the date of 'Padrón Contribuyentes AAEE con Riesgo Fiscal.txt': Salta's risk file carries none but in a name ending '… al DD-MM-YYYY.txt'; pass --date YYYY-MM-DD, the first day its rates apply\n");
+    const dated = padron(['import', '--state', 'A', '--file', path, '--date', '2026-12-01'], { FORJA_PADRON_SALTA_RATES: saltaRates() });
+    expect(dated.stderr).to.equal('');
+    expect(dated.stdout).to.match(/^loaded Salta \(A\) .* 1 rates \(P\), valid 2026-12-01 to \?, layout salta-risk$/m);
+  });
+
+  it('refuses --date where the file carries another period, and a regime that contradicts a loaded file, with exit 2', () => {
+    const caba = writeLines(folder, 'ARDJU-dated.TXT', agipLines(period, [{ cuit, perception: '1,00', withholding: '2,00' }]));
+    const wrongDate = padron(['import', '--state', 'C', '--file', caba, '--date', '1999-01-01']);
+    expect(wrongDate.status).to.equal(2);
+    expect(wrongDate.stderr).to.equal(`padron: 'ARDJU-dated.TXT' carries its own period (its rows apply from ${period.from}), and --date 1999-01-01 disagrees with it; leave --date out\n`);
+    const loaded = writeLines(folder, 'PadronRGSPer-loaded.TXT', rgsLines('P', period, [{ cuit, rate: '3,00' }]));
+    expect(padron(['import', '--state', 'B', '--file', loaded]).status).to.equal(0);
+    const contradiction = padron(['import', '--state', 'B', '--file', loaded, '--regime', 'R']);
+    expect(contradiction.status).to.equal(2);
+    expect(contradiction.stderr).to.equal("padron: 'PadronRGSPer-loaded.TXT' is a P file by its name, but regime R was asked\n");
+    expect(contradiction.stdout).to.equal('');
+  });
+
+  it('lists a load right after its import, with no projector running (issue 17, item 5)', () => {
+    const path = writeLines(folder, 'PadronRGSRet-listed.TXT', rgsLines('R', period, [{ cuit, rate: '0,50' }, { cuit: '20000000002', rate: '1,00' }]));
+    const imported = padron(['import', '--state', 'B', '--file', path, '--json']);
+    expect(imported.status).to.equal(0);
+    const loadId = (JSON.parse(imported.stdout) as { load: { loadId: number } }).load.loadId;
+    const listed = padron(['loads']);
+    expect(listed.stderr).to.equal('');
+    expect(listed.status).to.equal(0);
+    const lines = listed.stdout.split('\n');
+    expect(lines[0]).to.match(/^load +state +regimes +valid from +valid to +rates +removed +rejected +warned +seconds +published +status +file$/);
+    expect(lines[1], 'the newest first').to.match(new RegExp(`^ *${loadId} +B +R +${period.from} +${period.to} +2 +0 +0 +1 +[\\d.]+ +\\S+ \\S+ +published +PadronRGSRet-listed\\.TXT$`));
+    expect(listed.stdout).to.match(/ PadronRGSPer-cli\.TXT$/m);
+    expect(listed.stdout).to.match(/ Padron Riesgo Fiscal al 01-11-2026\.txt$/m);
+    expect(listed.stdout).to.match(/^warned: rows kept although their CUIT check digit does not verify$/m);
+    const onlyC = JSON.parse(padron(['loads', '--state', 'C', '--json']).stdout) as { loads: Array<{ state: string; status: string; rows_warned: number }> };
     expect(onlyC.loads.map((load) => load.state)).to.deep.equal(['C']);
-    expect(onlyC.lag).to.equal(0);
+    expect(onlyC.loads[0]).to.deep.include({ status: 'published', rows_warned: 0 });
   });
 });

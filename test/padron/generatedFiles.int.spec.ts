@@ -21,7 +21,7 @@ describe('padrón import of generated files', function () {
   });
   after(() => db.close());
 
-  it('imports every file with the records and rejects its manifest expects', async () => {
+  it('imports every file with the records, rejects and warnings its manifest expects', async () => {
     const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { files: GeneratedFile[] };
     const saltaRates: unknown = JSON.parse(readFileSync(join(out, SALTA_RATES_FILE), 'utf8'));
     expect(manifest.files.map((file) => file.state).join('')).to.equal('BBCSEXXTAA');
@@ -31,6 +31,8 @@ describe('padrón import of generated files', function () {
       const duplicates = load.rejects.find((reject) => reject.reason === DUPLICATE)?.count ?? 0;
       const rejects = Object.fromEntries(load.rejects.filter((reject) => reject.reason !== DUPLICATE).map((reject) => [reject.reason, reject.count]));
       expect(rejects, file.file).to.deep.equal(file.rejects);
+      expect(Object.fromEntries((load.warnings ?? []).map((warning) => [warning.reason, warning.count])), file.file).to.deep.equal(file.warnings);
+      expect(load.rowsWarned, file.file).to.equal(Object.values(file.warnings).reduce((sum, count) => sum + count, 0));
       expect(load.rowsLoaded + load.rowsRemoved + duplicates, file.file).to.equal(file.records);
       expect(load.rowsLoaded, file.file).to.be.above(0);
       expect(load.entries, file.file).to.deep.equal([file.entry ?? file.file]);
@@ -40,10 +42,16 @@ describe('padrón import of generated files', function () {
   it('answers lookups of the generated rows', async () => {
     const service = await startTestService(db.pool);
     try {
-      const health = (await (await fetch(`${service.url}/health`)).json()) as { rows: Record<string, number> };
+      const health = (await (await fetch(`${service.url}/health`)).json()) as { rows: Record<string, number>; check_digit_warnings: Record<string, number> };
       const expected: Record<string, number> = {};
-      for (const { load } of loads) expected[load.state] = (expected[load.state] ?? 0) + load.rowsLoaded;
+      const warned: Record<string, number> = {};
+      for (const { load } of loads) {
+        expected[load.state] = (expected[load.state] ?? 0) + load.rowsLoaded;
+        warned[load.state] = (warned[load.state] ?? 0) + (load.rowsWarned ?? 0);
+      }
       expect(health.rows).to.deep.equal(expected);
+      expect(health.check_digit_warnings).to.deep.equal(warned);
+      expect(Object.values(warned).reduce((sum, count) => sum + count, 0), 'the generator wrote bad check digits').to.be.above(0);
 
       const caba = loads.find(({ load }) => load.state === 'C')?.file.file ?? '';
       const line = readFileSync(join(out, caba), 'latin1').split(/\r?\n/).find((text) => /;[SN];[SN];/.test(text)) ?? '';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { expect } from 'chai';
+import { CHECK_DIGIT_WARNING } from '#services/padron/import/feedRecords.ts';
 import { PadronInputError } from '#services/padron/import/padronInputError.ts';
 import { PadronFormatError } from '#services/padron/parse/padronFormatError.ts';
 import { writeZip } from '../../scripts/padron/generator/zipWriter.ts';
@@ -42,20 +43,20 @@ describe('padrón import', function () {
       layout: 'rgs',
       validFrom: period.from,
       validTo: period.to,
-      rowsLoaded: 2,
+      rowsLoaded: 3,
       rowsRemoved: 1,
-      rowsRejected: 2,
+      rowsRejected: 1,
+      rowsWarned: 1,
     });
     expect(load.sha256).to.match(/^[0-9a-f]{64}$/);
-    expect(load.rejects).to.deep.equal([
-      { reason: 'invalid check digit', count: 1, firstLines: [3] },
-      { reason: 'wrong field count (got 2, expected 10)', count: 1, firstLines: [5] },
-    ]);
-    expect(await loadRow(load.loadId)).to.deep.include({ status: 'published', rows_loaded: 2, regimes: 'P' });
-    const { rows } = await db.pool.query<{ cuit: number; aliquot: string; grp: string }>('select cuit, aliquot::text, grp from padron.rates where load_id = $1 order by cuit', [load.loadId]);
+    expect(load.rejects).to.deep.equal([{ reason: 'wrong field count (got 2, expected 10)', count: 1, firstLines: [5] }]);
+    expect(load.warnings).to.deep.equal([{ reason: CHECK_DIGIT_WARNING, count: 1, firstLines: [3] }]);
+    expect(await loadRow(load.loadId)).to.deep.include({ status: 'published', rows_loaded: 3, regimes: 'P' });
+    const { rows } = await db.pool.query<{ cuit: number; aliquot: string; grp: string }>('select cuit, aliquot::text, grp from padron.rates where load_id = $1 order by line', [load.loadId]);
     expect(rows).to.deep.equal([
       { cuit: Number(cuits[0]), aliquot: '6.00', grp: '25' },
       { cuit: Number(cuits[1]), aliquot: '2.75', grp: '00' },
+      { cuit: Number(badCuit(2000009000)), aliquot: '1.00', grp: '00' },
     ]);
     const stream = await db.store.readStream('padron-B');
     expect(stream.events.map((event) => [event.type, event.data])).to.deep.equal([['PadronLoaded', load]]);
@@ -65,7 +66,7 @@ describe('padrón import', function () {
     const before = await db.pool.query('select count(*)::int as n from padron.loads');
     const outcome = await db.importFile({ state: 'B', path: join(folder, 'PadronRGSPer-first.TXT') });
     expect(outcome.status).to.equal('unchanged');
-    expect(outcome.status === 'unchanged' && outcome.message).to.match(/^this file \(sha256 [0-9a-f]{12}…\) was already loaded as load \d+ \(PadronRGSPer-first\.TXT, published .+\); nothing changed$/);
+    expect(outcome.status === 'unchanged' && outcome.message).to.match(/^this file \(sha256 [0-9a-f]{12}…\) was already loaded as load \d+ \(PadronRGSPer-first\.TXT, published [^)]+\) and serves regime P; nothing changed$/);
     expect((await db.pool.query('select count(*)::int as n from padron.loads')).rows).to.deep.equal(before.rows);
     expect((await db.store.readStream('padron-B')).version).to.equal(1);
   });
@@ -122,7 +123,7 @@ describe('padrón import', function () {
 
   it('refuses a file with no current rate and leaves the previous load serving', async () => {
     const previous = await db.load({ state: 'C', path: writeLines(folder, 'ARDJU-good.TXT', agipLines(period, [{ cuit: cuits[0] ?? '', perception: '3,00', withholding: '2,00' }])) });
-    const path = writeLines(folder, 'ARDJU-bad.TXT', agipLines(period, [{ cuit: badCuit(2000001000), perception: '3,00', withholding: '2,00' }, { cuit: cuits[1] ?? '', perception: '1', withholding: '1', removed: true }]));
+    const path = writeLines(folder, 'ARDJU-bad.TXT', agipLines(period, [{ cuit: '2000001000', perception: '3,00', withholding: '2,00' }, { cuit: cuits[1] ?? '', perception: '1', withholding: '1', removed: true }]));
     let refusal: unknown;
     await db.importFile({ state: 'C', path }).catch((error: unknown) => (refusal = error));
     expect((refusal as Error).message).to.equal("'ARDJU-bad.TXT' has no current rate to publish (rejected: 1, removed: 2); the previous load keeps serving");

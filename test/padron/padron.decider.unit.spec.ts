@@ -1,6 +1,6 @@
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 import type { PadronLoaded, PadronLoadedData } from '#services/padron/padron.ts';
-import { PadronAlreadyLoadedError, padronDecider } from '#services/padron/padron.decider.ts';
+import { PadronLoadAlreadyRecordedError, padronDecider } from '#services/padron/padron.decider.ts';
 
 const load = (sha256: string, loadId = 1): PadronLoadedData => ({
   loadId,
@@ -34,10 +34,15 @@ describe('padrón decider', () => {
     spec.given([loaded(first)]).when({ type: 'RecordPadronLoad', load: second }).then([loaded(second)]);
   });
 
-  it('refuses a file already loaded, naming the earlier load', () => {
+  it('records the same file again as a new load (retention dropped the first, or it took another regime)', () => {
+    const again = load('a'.repeat(64), 7);
+    spec.given([loaded(first)]).when({ type: 'RecordPadronLoad', load: again }).then([loaded(again)]);
+  });
+
+  it('refuses a load already recorded, so two runs finishing one publish record it once', () => {
     spec
       .given([loaded(first)])
-      .when({ type: 'RecordPadronLoad', load: load('a'.repeat(64), 7) })
-      .thenThrows(PadronAlreadyLoadedError, /already loaded as load 1 \(PadronRGSPer112026\.TXT, published 2026-11-22T10:00:00\.000Z\); nothing changed/);
+      .when({ type: 'RecordPadronLoad', load: { ...first, durationMs: 9 } })
+      .thenThrows(PadronLoadAlreadyRecordedError, /^load 1 \(PadronRGSPer112026\.TXT, published 2026-11-22T10:00:00\.000Z\) is already recorded; nothing changed$/);
   });
 });

@@ -236,12 +236,12 @@ describe('padrón service: limits, download, docs, health, metrics', function ()
   });
 
   describe('health and metrics', () => {
-    it('reports rows per jurisdiction when healthy', async () => {
+    it('reports rows per jurisdiction, and those with a check digit that does not verify, when healthy', async () => {
       const response = await fetch(`${service.url}/health`);
       expect(response.status).to.equal(200);
       const body: unknown = await response.json();
       expect(padronApiValidator('Health')(body)).to.equal(true);
-      expect(body).to.deep.equal({ status: 'ok', rows: { B: 3, C: 2, X: 1 } });
+      expect(body).to.deep.equal({ status: 'ok', rows: { B: 3, C: 2, X: 1 }, check_digit_warnings: { B: 0, C: 0, X: 0 } });
     });
 
     it('exposes requests, latency, the cache hit ratio and rows per jurisdiction', async () => {

@@ -60,7 +60,7 @@ function fileSpecs(options: GeneratorOptions): FileSpec[] {
 
 /**
  * Writes the synthetic padrón set into `options.out`, plus `salta-rates.json` and a manifest of
- * what each file must parse to (lines, records, rejects by reason). Files are written one after
+ * what each file must parse to (lines, records, rejects and warnings by reason). Files are written one after
  * the other, each streamed, so memory use does not grow with `--scale`.
  */
 export async function generatePadronFiles(options: GeneratorOptions): Promise<GeneratedFile[]> {
@@ -80,7 +80,7 @@ export async function generatePadronFiles(options: GeneratorOptions): Promise<Ge
       await finished(out);
       bytes = out.bytesWritten;
     }
-    const { lines, records, rejects } = tally;
+    const { lines, records, rejects, warnings } = tally;
     generated.push({
       file: spec.zipAs ?? spec.name,
       ...(spec.zipAs === undefined ? {} : { entry: spec.name }),
@@ -89,6 +89,7 @@ export async function generatePadronFiles(options: GeneratorOptions): Promise<Ge
       lines,
       records,
       rejects,
+      warnings,
       bytes,
     });
   }

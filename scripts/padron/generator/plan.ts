@@ -1,3 +1,4 @@
+import { CHECK_DIGIT_WARNING } from '#services/padron/import/feedRecords.ts';
 import type { RegimeCode, StateCode } from '#services/padron/parse/padronRecord.ts';
 import type { Random } from './random.ts';
 
@@ -10,6 +11,8 @@ export interface FileExpectation {
   lines: number;
   records: number;
   rejects: Record<string, number>;
+  /** Lines loaded with a warning, by reason: the bad check digits, kept. */
+  warnings: Record<string, number>;
   bytes: number;
 }
 
@@ -23,14 +26,18 @@ export interface GeneratorContext {
   invalidShare: number;
 }
 
-/** Counts lines, records and rejects while a format's lines are produced. */
-export function createTally(): Omit<FileExpectation, 'file' | 'state' | 'regime' | 'bytes'> & { reject(reason: string): void } {
+/** Counts lines, records, rejects and warnings while a format's lines are produced. */
+export function createTally(): Omit<FileExpectation, 'file' | 'state' | 'regime' | 'bytes'> & { reject(reason: string): void; warn(reason: string): void } {
   const tally = {
     lines: 0,
     records: 0,
     rejects: {} as Record<string, number>,
+    warnings: {} as Record<string, number>,
     reject(reason: string) {
       tally.rejects[reason] = (tally.rejects[reason] ?? 0) + 1;
+    },
+    warn(reason: string) {
+      tally.warnings[reason] = (tally.warnings[reason] ?? 0) + 1;
     },
   };
   return tally;
@@ -66,15 +73,19 @@ export interface MalformedReasons {
   invalidDate: string;
 }
 
-/** Counts a row written as `kind` that yields `records` records when valid. */
-export function countRow(tally: ReturnType<typeof createTally>, kind: RowKind, records: number, reasons: MalformedReasons): void {
+/**
+ * Counts a row written as `kind` that yields `records` records when well formed. A bad check digit
+ * is kept with a warning, unless the row is `removed` (marca alta B): then nothing of it is kept.
+ */
+export function countRow(tally: ReturnType<typeof createTally>, kind: RowKind, records: number, reasons: MalformedReasons, removed = false): void {
   tally.lines++;
   switch (kind) {
     case 'valid':
       tally.records += records;
       break;
     case 'invalid-check-digit':
-      tally.reject('invalid check digit');
+      tally.records += records;
+      if (!removed) tally.warn(CHECK_DIGIT_WARNING);
       break;
     case 'truncated':
       tally.reject(reasons.truncated);

@@ -1,10 +1,12 @@
 import { STATE_NAMES, type RegimeCode, type StateCode } from '../parse/padronRecord.ts';
 import { PadronInputError } from '../import/padronInputError.ts';
+import { isIsoDate } from '../time.ts';
 
 export const USAGE = `usage: npm run padron -- <command>
-  import --state <C|B|T|E|S|A|X> --file <path> [--regime P|R] [--json]
-         import a padrón file (plain text, ZIP or RAR) for one jurisdiction
-  loads  [--state <code>] [--json]   list recorded loads (the padron_loads read model)
+  import --state <C|B|T|E|S|A|X> --file <path> [--regime P|R] [--date YYYY-MM-DD] [--json]
+         import a padrón file (plain text, ZIP or RAR) for one jurisdiction; --date is the
+         first day its rates apply, for a file that does not say (Salta's without '… al DD-MM-YYYY')
+  loads  [--state <code>] [--json]   list recorded loads (the padron-<state> event streams)
   serve                              run the lookup service (FORJA_PADRON_PORT, default 8082)`;
 
 /** Flags of one command: `--name value`, or `--name` alone for the boolean ones. */
@@ -36,4 +38,11 @@ export function parseRegime(value: string): RegimeCode {
   const code = value.trim().toUpperCase();
   if (code === 'P' || code === 'R') return code;
   throw new PadronInputError(`unknown regime ${JSON.stringify(value)}; P (perception) or R (withholding)`);
+}
+
+/** `--date`: a real calendar date written YYYY-MM-DD. */
+export function parseDate(value: string): string {
+  const date = value.trim();
+  if (isIsoDate(date)) return date;
+  throw new PadronInputError(`--date must be a date written YYYY-MM-DD, the first day the file's rates apply (got ${JSON.stringify(value)})`);
 }

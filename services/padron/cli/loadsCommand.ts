@@ -1,11 +1,10 @@
 import { loadConfigOrExit } from '#shared/config/config.ts';
 import { createLogger } from '#shared/log.ts';
 import { openInfrastructureOrExit } from '#shared/platform/infrastructure.ts';
-import { listRecordedLoads, type RecordedLoad } from '#projections/padronLoads/padronLoadsQuery.ts';
-import { readModelOf } from '#projections/readModel.ts';
 import { parseFlags, parseState } from './flags.ts';
+import { listRecordedLoads, type RecordedLoad } from './recordedLoads.ts';
 
-/** `npm run padron -- loads [--state X] [--json]`: the padron_loads read model, newest first. */
+/** `npm run padron -- loads [--state X] [--json]`: the recorded loads, newest first. */
 export async function runLoadsCommand(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(argv, ['state'], ['json']);
   const stateFlag = flags.get('state');
@@ -13,16 +12,9 @@ export async function runLoadsCommand(argv: readonly string[]): Promise<number> 
   const config = loadConfigOrExit();
   const infra = await openInfrastructureOrExit(config, createLogger(config, 'padron'), 'padron loads');
   try {
-    const { loads, lag } = await listRecordedLoads(readModelOf(infra.db), await infra.store.headPosition(), state);
-    if (flags.has('json')) {
-      process.stdout.write(`${JSON.stringify({ loads, lag })}\n`);
-      return 0;
-    }
-    process.stdout.write(loads.length === 0 ? 'no padrón loads recorded\n' : renderTable(loads));
-    if (lag === null || lag > 0) {
-      const behind = lag === null ? 'has not run yet' : `is ${lag} events behind the event store`;
-      process.stdout.write(`note: the padron_loads read model ${behind}; run the projector (npm run projector, or npm start) to see the newest loads\n`);
-    }
+    const loads = await listRecordedLoads(infra.store, infra.pool, state);
+    if (flags.has('json')) process.stdout.write(`${JSON.stringify({ loads })}\n`);
+    else process.stdout.write(loads.length === 0 ? 'no padrón loads recorded\n' : renderTable(loads));
     return 0;
   } finally {
     await infra.close();
@@ -30,7 +22,7 @@ export async function runLoadsCommand(argv: readonly string[]): Promise<number> 
 }
 
 function renderTable(loads: RecordedLoad[]): string {
-  const header = ['load', 'state', 'regimes', 'valid from', 'valid to', 'rates', 'removed', 'rejected', 'seconds', 'published', 'file'];
+  const header = ['load', 'state', 'regimes', 'valid from', 'valid to', 'rates', 'removed', 'rejected', 'warned', 'seconds', 'published', 'status', 'file'];
   const rows = loads.map((load) => [
     String(load.load_id),
     load.state,
@@ -40,14 +32,17 @@ function renderTable(loads: RecordedLoad[]): string {
     int(load.rows_loaded),
     int(load.rows_removed),
     int(load.rows_rejected),
+    int(load.rows_warned),
     (load.duration_ms / 1000).toFixed(1),
-    load.published_at.toISOString().slice(0, 19).replace('T', ' '),
+    load.published_at.slice(0, 19).replace('T', ' '),
+    load.status,
     load.file_name,
   ]);
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
-  const numeric = new Set([0, 5, 6, 7, 8]);
+  const numeric = new Set([0, 5, 6, 7, 8, 9]);
   const format = (row: string[]) => row.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
-  return `${[format(header), ...rows.map(format)].join('\n')}\n`;
+  const note = loads.some((load) => load.rows_warned > 0) ? 'warned: rows kept although their CUIT check digit does not verify\n' : '';
+  return `${[format(header), ...rows.map(format)].join('\n')}\n${note}`;
 }
 
 const int = (value: number) => value.toLocaleString('en-US');

@@ -6,7 +6,8 @@ import { sendDetail, sendJson } from './respond.ts';
 const DATABASE_TIMEOUT_MS = 2000;
 
 /**
- * `/health`: 200 with the rates per jurisdiction when the database answers, 503 when it does not.
+ * `/health`: 200 with the rates per jurisdiction, and the rows among them kept although their
+ * CUIT's check digit does not verify, when the database answers; 503 when it does not.
  * Lookups keep answering from memory while the database is down, but a new publish would not be
  * seen, so the service reports itself unhealthy.
  */
@@ -21,11 +22,15 @@ export function healthHandler(pool: Pool, registry: PadronRegistry) {
       return;
     }
     const rows: Record<string, number> = {};
+    const warned: Record<string, number> = {};
     const counted = new Set<number>();
     for (const slot of registry.current.slots) {
-      if (!counted.has(slot.load.loadId)) rows[slot.state] = (rows[slot.state] ?? 0) + slot.load.rows;
+      if (!counted.has(slot.load.loadId)) {
+        rows[slot.state] = (rows[slot.state] ?? 0) + slot.load.rows;
+        warned[slot.state] = (warned[slot.state] ?? 0) + slot.load.rowsWarned;
+      }
       counted.add(slot.load.loadId);
     }
-    sendJson(res, 200, JSON.stringify({ status: 'ok', rows }));
+    sendJson(res, 200, JSON.stringify({ status: 'ok', rows, check_digit_warnings: warned }));
   };
 }

@@ -16,6 +16,7 @@ export interface EntryOptions {
   state: StateCode;
   regime?: RegimeCode;
   saltaRates?: unknown;
+  date?: string;
 }
 
 /**
@@ -46,7 +47,7 @@ export class ImportableEntries {
       const entry = step.value;
       const { firstLines, batches } = await peekLines(readLineBatches(entry.stream), DETECTION_LINES);
       try {
-        const parser = openParser({ state: this.options.state, fileName: entry.name, regime: this.options.regime, firstLines, saltaRates: this.options.saltaRates });
+        const parser = openParser({ state: this.options.state, fileName: entry.name, regime: this.options.regime, firstLines, saltaRates: this.options.saltaRates, date: this.options.date });
         this.imported.push(entry.name);
         return { name: entry.name, parser, batches };
       } catch (error) {

@@ -30,6 +30,7 @@ const DUPLICATE = 'duplicate CUIT and regime (the first line is kept)';
  */
 export async function loadEntries(client: pg.ClientBase, target: LoadTarget, first: ImportableEntry, entries: ImportableEntries): Promise<PadronLoadedData> {
   const rejects = new RejectTally();
+  const warnings = new RejectTally();
   const layouts = new Set<string>();
   let removed = 0;
   let load: PadronLoadedData | undefined;
@@ -37,7 +38,7 @@ export async function loadEntries(client: pg.ClientBase, target: LoadTarget, fir
     for (let entry: ImportableEntry | undefined = first; entry; entry = await entries.next()) {
       layouts.add(entry.parser.layout);
       const prefix = entry === first && entries.imported.length === 1 ? '' : `${entry.name}: `;
-      removed += (await feedRecords(entry.batches, entry.parser, writer, rejects, prefix)).removed;
+      removed += (await feedRecords(entry.batches, entry.parser, writer, { rejects, warnings }, prefix)).removed;
     }
   };
   try {
@@ -61,6 +62,8 @@ export async function loadEntries(client: pg.ClientBase, target: LoadTarget, fir
         rowsRemoved: removed,
         rowsRejected: rejects.count,
         rejects: rejects.summary(),
+        rowsWarned: warnings.count,
+        warnings: warnings.summary(),
         durationMs: Math.round(performance.now() - target.startedAt),
       };
       if (!validPadronLoaded(load)) throw new Error(`load report does not match PadronLoaded.v1: ${describeErrors(validPadronLoaded)}`);

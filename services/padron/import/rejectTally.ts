@@ -3,7 +3,7 @@ import type { RejectSummary } from '../padron.ts';
 /** How many line numbers a reason keeps: enough to find the pattern in the file, bounded whatever its size. */
 const FIRST_LINES = 10;
 
-/** Counts refused lines per reason, keeping the first line numbers of each. */
+/** Counts lines per reason (refused ones, or kept ones worth a warning), keeping the first line numbers of each. */
 export class RejectTally {
   private readonly byReason = new Map<string, RejectSummary>();
   private total = 0;

@@ -2,7 +2,7 @@ import type { LineParser, RegimeCode, StateCode } from './padronRecord.ts';
 import { STATE_NAMES } from './padronRecord.ts';
 import { PadronFormatError } from './padronFormatError.ts';
 import { type Layout, LAYOUT_DESCRIPTIONS, STATE_LAYOUTS, classifyLine } from './layouts.ts';
-import { regimeByFileName, saltaDateByFileName, stateByFileName } from './fileNames.ts';
+import { regimeByFileName, stateByFileName } from './fileNames.ts';
 import { createAgipParser } from './agipParser.ts';
 import { createLuaParser } from './luaParser.ts';
 import { createRgsParser } from './rgsParser.ts';
@@ -10,7 +10,7 @@ import { createTucumanParser } from './tucumanParser.ts';
 import { createSaltaPercentageParser, createSaltaRiskParser } from './saltaParser.ts';
 import { validateSaltaRates } from './saltaRates.ts';
 import { onlyRegime } from './onlyRegime.ts';
-import { createYyyymmddReader } from './dates.ts';
+import { assertDateAgreesWithRows, saltaDateFrom } from './dateOption.ts';
 
 /** Lines to pass as `firstLines`: enough to get past Tucumán's 7 header lines and a few quirks. */
 export const DETECTION_LINES = 30;
@@ -26,14 +26,22 @@ export interface OpenParserOptions {
   firstLines: readonly string[];
   /** Salta's rate table as parsed JSON; required for Salta's risk file, validated here. */
   saltaRates?: unknown;
-  /** `YYYY-MM-DD`; overrides the date in a Salta file name. */
-  saltaDate?: string;
+  /**
+   * `YYYY-MM-DD`, the first day the file's rates apply: needed for a Salta file whose name does
+   * not carry it; refused when it contradicts the date in the name or in the rows.
+   */
+  date?: string;
 }
 
 /** A parser together with what it will produce, so a loader knows which rates it replaces. */
 export interface OpenedParser extends LineParser {
   readonly state: StateCode;
   readonly regimes: readonly RegimeCode[];
+  /**
+   * The validity start the parser gives every row, for layouts whose rows carry no dates (Salta's:
+   * from the name or `date`; null when neither says); undefined where each row carries its own.
+   */
+  readonly assignedDateFrom?: string | null;
 }
 
 /**
@@ -48,10 +56,11 @@ export function openParser(options: OpenParserOptions): OpenedParser {
   if (byName !== null && byName.state !== state) {
     throw new PadronFormatError(`'${fileName}' is named like ${STATE_NAMES[byName.state]}'s padrón (${byName.example}), not ${STATE_NAMES[state]}'s; rename it if it really is ${STATE_NAMES[state]}'s`);
   }
-  const opened = (parser: LineParser, regimes: readonly RegimeCode[]): OpenedParser => {
+  const opened = (parser: LineParser, regimes: readonly RegimeCode[], assignedDateFrom?: string | null): OpenedParser => {
     const wanted = options.regime === undefined ? regimes : regimes.filter((regime) => regime === options.regime);
     const filtered = wanted.length < regimes.length && options.regime !== undefined ? onlyRegime(parser, options.regime) : parser;
-    return { state, regimes: wanted, layout: filtered.layout, parseLine: filtered.parseLine };
+    if (assignedDateFrom === undefined) assertDateAgreesWithRows(fileName, parser, options.firstLines, options.date);
+    return { state, regimes: wanted, layout: filtered.layout, parseLine: filtered.parseLine, ...(assignedDateFrom === undefined ? {} : { assignedDateFrom }) };
   };
   switch (layout) {
     case 'rgs':
@@ -64,12 +73,14 @@ export function openParser(options: OpenParserOptions): OpenedParser {
     case 'tucuman':
       return opened(createTucumanParser(), ['P', 'R']);
     case 'salta-risk': {
-      const { parser, regimes } = saltaRiskParser(options);
-      return opened(parser, regimes);
+      const { parser, regimes, dateFrom } = saltaRiskParser(options);
+      return opened(parser, regimes, dateFrom);
     }
-    case 'salta-percentage':
+    case 'salta-percentage': {
       if (options.regime === 'R') throw new PadronFormatError(`'${fileName}' is Salta's older layout, which has perception rates only; it cannot be imported as regime R`);
-      return opened(createSaltaPercentageParser({ dateFrom: saltaDateOf(options) }), ['P']);
+      const dateFrom = saltaDateFrom(fileName, options.date);
+      return opened(createSaltaPercentageParser({ dateFrom }), ['P'], dateFrom);
+    }
   }
 }
 
@@ -83,7 +94,8 @@ function detectLayout({ state, fileName, firstLines }: OpenParserOptions): Layou
   const found = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   if (found === undefined) {
     const sample = firstLines.find((line) => line.trim() !== '')?.slice(0, 80) ?? '';
-    throw new PadronFormatError(`'${fileName}' matches no known padrón layout, and ${STATE_NAMES[state]} expects ${expected.name}; first line: ${JSON.stringify(sample)}`);
+    const lines = firstLines.length === 1 ? 'its only line' : `any of its first ${firstLines.length} lines`;
+    throw new PadronFormatError(`'${fileName}' matches no known padrón layout in ${lines}, and ${STATE_NAMES[state]} expects ${expected.name}; first line: ${JSON.stringify(sample)}`);
   }
   if (!expected.layouts.includes(found)) {
     throw new PadronFormatError(`'${fileName}' looks like ${LAYOUT_DESCRIPTIONS[found]}, not ${expected.name}`);
@@ -109,26 +121,17 @@ function oneRegime({ fileName, regime, firstLines }: OpenParserOptions, layout: 
   return chosen;
 }
 
-/** The risk file's parser, and the regimes the table has rates for (a table may give only P). */
-function saltaRiskParser({ fileName, saltaRates, saltaDate }: OpenParserOptions): { parser: LineParser; regimes: RegimeCode[] } {
+/** The risk file's parser, the regimes the table has rates for (a table may give only P), and its date. */
+function saltaRiskParser({ fileName, saltaRates, date }: OpenParserOptions): { parser: LineParser; regimes: RegimeCode[]; dateFrom: string } {
   if (saltaRates === undefined) {
     throw new PadronFormatError(`'${fileName}' is Salta's risk file, which has no rates: supply Salta's rate table (CM/JU × RA/RB/SR) to import it`);
   }
   const rates = validateSaltaRates(saltaRates);
-  const dateFrom = saltaDateOf({ fileName, saltaDate });
+  const dateFrom = saltaDateFrom(fileName, date);
   if (dateFrom === null) {
-    throw new PadronFormatError(`cannot read the date of '${fileName}': Salta's risk file is named '… al DD-MM-YYYY.txt'; pass the date explicitly`);
+    throw new PadronFormatError(`cannot read the date of '${fileName}': Salta's risk file carries none but in a name ending '… al DD-MM-YYYY.txt'; pass --date YYYY-MM-DD, the first day its rates apply`);
   }
   const cells = [...Object.values(rates.CM), ...Object.values(rates.JU)];
   const regimes = (['P', 'R'] as const).filter((regime) => cells.some((cell) => cell[regime] !== undefined));
-  return { parser: createSaltaRiskParser({ rates, dateFrom }), regimes };
-}
-
-/** The explicit date when given (and valid), else the one in the file name, else null. */
-function saltaDateOf({ fileName, saltaDate }: Pick<OpenParserOptions, 'fileName' | 'saltaDate'>): string | null {
-  if (saltaDate === undefined) return saltaDateByFileName(fileName);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(saltaDate) || createYyyymmddReader()(saltaDate.replaceAll('-', '')) === null) {
-    throw new PadronFormatError(`the Salta date must be a date written YYYY-MM-DD (got ${JSON.stringify(saltaDate)})`);
-  }
-  return saltaDate;
+  return { parser: createSaltaRiskParser({ rates, dateFrom }), regimes, dateFrom };
 }

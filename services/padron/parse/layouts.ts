@@ -1,4 +1,5 @@
 import type { StateCode } from './padronRecord.ts';
+import { countFields } from './lineChecks.ts';
 
 /** The layout families; each has one parser factory. */
 export type Layout = 'rgs' | 'agip' | 'lua' | 'tucuman' | 'salta-risk' | 'salta-percentage';
@@ -29,23 +30,24 @@ const DATE_FIELD = /^\d{7,8}$/;
 
 /**
  * The layout one line belongs to, or null for headers, blanks and anything unrecognised. Looks
- * only at structure (separator, field count, fixed markers), the same things the parsers check,
- * so a file is refused at the start instead of rejected line by line. Only used on a few lines.
+ * only at structure (separator, field count, fixed markers), the same things the parsers check and
+ * counted the way they count (`countFields`: an empty last field is a field, one extra trailing
+ * separator is forgiven), so a file is refused at the start instead of rejected line by line, and
+ * never refused for a line its parser would take. Only used on a sample of lines.
  */
 export function classifyLine(line: string): Layout | null {
   if (line.includes('\t')) {
     const columns = line.split('\t').map((column) => column.trim());
     if (!ELEVEN_DIGITS.test((columns[0] ?? '').replaceAll('-', ''))) return null;
-    if (columns.length === 4 && /^(CM|JU)$/.test(columns[2] ?? '')) return 'salta-risk';
-    return columns.length === 3 ? 'salta-percentage' : null;
+    if (countFields(columns, 4) === 4 && /^(CM|JU)$/.test(columns[2] ?? '')) return 'salta-risk';
+    return countFields(columns, 3) === 3 ? 'salta-percentage' : null;
   }
   if (line.includes(';')) {
     const fields = line.split(';').map((field) => field.trim());
-    if (fields.length > 1 && fields[fields.length - 1] === '') fields.pop();
     const regimeFirst = fields[0] === 'P' || fields[0] === 'R';
-    if (regimeFirst && fields.length === 9 && fields[6] === 'X') return 'lua';
-    if (regimeFirst && fields.length === 10 && ELEVEN_DIGITS.test(fields[4] ?? '')) return 'rgs';
-    if (fields.length === 12 && DATE_FIELD.test(fields[0] ?? '') && ELEVEN_DIGITS.test(fields[3] ?? '')) return 'agip';
+    if (regimeFirst && countFields(fields, 9) === 9 && fields[6] === 'X') return 'lua';
+    if (regimeFirst && countFields(fields, 10, true) === 10 && ELEVEN_DIGITS.test(fields[4] ?? '')) return 'rgs';
+    if (countFields(fields, 12) === 12 && DATE_FIELD.test(fields[0] ?? '') && ELEVEN_DIGITS.test(fields[3] ?? '')) return 'agip';
     return null;
   }
   return /^\d{2}-?\d{8}-?\d\s/.test(line) && /^\d{8}$/.test(line.slice(20, 28)) ? 'tucuman' : null;

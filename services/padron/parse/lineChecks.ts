@@ -1,5 +1,4 @@
 import type { RejectedLine } from './padronRecord.ts';
-import { BAD_CHECK_DIGIT, NOT_ELEVEN_DIGITS } from './cuit.ts';
 
 /**
  * What the delimited parsers share. Reasons are a small fixed vocabulary (a field name at most,
@@ -16,26 +15,34 @@ export function isBlank(line: string): boolean {
 }
 
 /**
- * Checks the field count, forgiving one trailing separator (`…;X;`), which some files add: the
- * extra empty field is dropped in place. Where the layout documents the trailing separator (RGS),
- * pass `documentedTrailing` so it is always dropped first; otherwise a line one field short would
- * pass, the separator standing in for the missing field. The reason counts fields without that
- * trailing empty one.
+ * How many fields a line has as the parsers count them: one trailing separator (`…;X;`), which
+ * some files add, is forgiven when it makes the line one field too many; where the layout
+ * documents it (RGS, `documentedTrailing`) it is always dropped, or a line one field short would
+ * pass with the separator standing in for the missing field. An empty last field that is part of
+ * the count (CABA's empty razón social, `…;00;00;`) is a field like any other. Layout detection
+ * counts the same way, so it never refuses a line the parser would take.
+ */
+export function countFields(fields: readonly string[], expected: number, documentedTrailing = false): number {
+  const last = fields[fields.length - 1];
+  const trailingEmpty = fields.length > 1 && last !== undefined && last.trim() === '';
+  return trailingEmpty && (documentedTrailing || fields.length === expected + 1) ? fields.length - 1 : fields.length;
+}
+
+/**
+ * Checks the field count as `countFields` does, dropping the forgiven trailing empty field in
+ * place. The reason counts fields without a trailing empty one.
  */
 export function fieldCountProblem(fields: string[], expected: number, documentedTrailing = false): string | null {
   const last = fields[fields.length - 1];
   const trailingEmpty = fields.length > 1 && last !== undefined && last.trim() === '';
-  const drop = trailingEmpty && (documentedTrailing || fields.length === expected + 1);
+  const drop = countFields(fields, expected, documentedTrailing) < fields.length;
   if (drop) fields.pop();
   if (fields.length === expected) return null;
   return `wrong field count (got ${fields.length - (trailingEmpty && !drop ? 1 : 0)}, expected ${expected})`;
 }
 
-/** The reason for a negative `readCuit` result. */
-export function cuitProblem(code: number): string {
-  if (code === BAD_CHECK_DIGIT) return 'invalid check digit';
-  return code === NOT_ELEVEN_DIGITS ? 'invalid CUIT (not 11 digits)' : 'invalid CUIT';
-}
+/** The reason for a CUIT field that is not 11 digits (`readCuit` gave `NOT_ELEVEN_DIGITS`). */
+export const NOT_A_CUIT = 'invalid CUIT (not 11 digits)';
 
 /**
  * Marca alta: `B` means *baja* (removed); `S`/`N` are the documented others, Santa Fe writes `-`

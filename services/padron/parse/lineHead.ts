@@ -1,7 +1,7 @@
 import type { RejectedLine } from './padronRecord.ts';
 import { readCuit } from './cuit.ts';
 import type { DateReader } from './dates.ts';
-import { cuitProblem, rejection } from './lineChecks.ts';
+import { NOT_A_CUIT, rejection } from './lineChecks.ts';
 
 /** The columns every `;` layout starts with: publication, validity and CUIT, already checked. */
 export interface LineHead {
@@ -24,7 +24,7 @@ export function readLineHead(fields: readonly string[], at: number, lineNumber: 
   if (dateTo === null) return rejection(lineNumber, 'invalid date (hasta)');
   if (dateFrom > dateTo) return rejection(lineNumber, 'desde after hasta');
   const cuit = readCuit(fields[at + 3] ?? '');
-  if (cuit < 0) return rejection(lineNumber, cuitProblem(cuit));
+  if (cuit < 0) return rejection(lineNumber, NOT_A_CUIT);
   return { published, dateFrom, dateTo, cuit };
 }
 

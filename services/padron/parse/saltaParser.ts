@@ -1,7 +1,7 @@
 import type { LineParser, PadronRecord, RegimeCode } from './padronRecord.ts';
 import { readCuit, withoutCuitHyphens } from './cuit.ts';
 import { createRateReader } from './rates.ts';
-import { cuitProblem, fieldCountProblem, isBlank, orNull, rejection } from './lineChecks.ts';
+import { NOT_A_CUIT, fieldCountProblem, isBlank, orNull, rejection } from './lineChecks.ts';
 import type { SaltaRateTable } from './saltaRates.ts';
 
 /** The header of Salta's current risk file, columns separated by tabs. */
@@ -24,7 +24,7 @@ export function createSaltaRiskParser(options: { rates: SaltaRateTable; dateFrom
       const countProblem = fieldCountProblem(fields, 4);
       if (countProblem !== null) return rejection(lineNumber, countProblem);
       const cuit = readCuit(withoutCuitHyphens(fields[0] ?? ''));
-      if (cuit < 0) return rejection(lineNumber, cuitProblem(cuit));
+      if (cuit < 0) return rejection(lineNumber, NOT_A_CUIT);
       const activity = fields[2];
       if (activity !== 'CM' && activity !== 'JU') return rejection(lineNumber, 'invalid activity (not CM or JU)');
       const risk = fields[3];
@@ -59,7 +59,7 @@ export function createSaltaPercentageParser(options: { dateFrom: string | null }
       const countProblem = fieldCountProblem(fields, 3);
       if (countProblem !== null) return rejection(lineNumber, countProblem);
       const cuit = readCuit(withoutCuitHyphens(fields[0] ?? ''));
-      if (cuit < 0) return rejection(lineNumber, cuitProblem(cuit));
+      if (cuit < 0) return rejection(lineNumber, NOT_A_CUIT);
       const percentage = fields[2] ?? '';
       const aliquot = readDotRate(percentage) ?? readCommaRate(percentage);
       if (aliquot === null) return rejection(lineNumber, 'invalid rate (porcentaje)');

@@ -2,7 +2,7 @@ import type { LineParser, PadronRecord } from './padronRecord.ts';
 import { NOT_ELEVEN_DIGITS, readCuit, withoutCuitHyphens } from './cuit.ts';
 import { createYyyymmddReader } from './dates.ts';
 import { createRateReader } from './rates.ts';
-import { cuitProblem, rejection } from './lineChecks.ts';
+import { NOT_A_CUIT, rejection } from './lineChecks.ts';
 
 /** ACREDITAN.TXT opens with this many lines of titles and column headings. */
 export const TUCUMAN_HEADER_LINES = 7;
@@ -36,7 +36,7 @@ export function createTucumanParser(): LineParser {
       // Header lines are recognised by having no CUIT, so a file with fewer of them loses no row.
       if (cuit === NOT_ELEVEN_DIGITS && lineNumber <= TUCUMAN_HEADER_LINES) return null;
       if (line.length < SHORTEST_LINE) return rejection(lineNumber, 'line too short for the fixed-width layout');
-      if (cuit < 0) return rejection(lineNumber, cuitProblem(cuit));
+      if (cuit < 0) return rejection(lineNumber, NOT_A_CUIT);
       const exempt = line.slice(13, 16).trim();
       if (exempt !== '' && exempt !== 'E') return rejection(lineNumber, 'invalid exento flag');
       const agreement = line.slice(16, 20).trim();

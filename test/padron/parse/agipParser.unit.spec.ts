@@ -54,10 +54,15 @@ describe('AGIP-design parser (C, S, E)', () => {
     expect(result).to.have.length(2);
   });
 
+  it('keeps a CUIT whose check digit does not verify (the import counts it as a warning), and an empty razón social', () => {
+    const kept = caba.parseLine('22112018;01122018;31122018;20000163980;D;S;N;0,00;0,00;00;00;', 4);
+    const fields = { cuit: 20000163980, published: '2018-11-22', dateFrom: '2018-12-01', dateTo: '2018-12-31', kind: 'D', group: '00' };
+    expect(kept).to.deep.equal([record({ ...fields, regime: 'P', aliquot: '0.00' }), record({ ...fields, regime: 'R', aliquot: '0.00' })]);
+  });
+
   const rejected: Array<[string, string]> = [
     ['22112018;01122018;31122018;20000163989;D;S;N;0,00;0,00;00;00', 'wrong field count (got 11, expected 12)'],
     ['22112018;01122018;31122018;20000163989;D;S;N;0,00', 'wrong field count (got 8, expected 12)'],
-    ['22112018;01122018;31122018;20000163980;D;S;N;0,00;0,00;00;00;X', 'invalid check digit'],
     ['22112018;01122018;31122018;20000163989;D;S;N;x;0,00;00;00;X', 'invalid rate (percepcion)'],
     ['22112018;01122018;31122018;20000163989;D;S;N;0,00;;00;00;X', 'invalid rate (retencion)'],
     ['22112018;01122018;31122018;20000163989;D;Z;N;0,00;0,00;00;00;X', 'invalid marca alta'],

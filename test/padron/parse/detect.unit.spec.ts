@@ -37,7 +37,7 @@ describe('padrón layout detection (openParser)', () => {
   });
 
   it('refuses content of no known layout, quoting the first line', () => {
-    expect(refusal({ state: 'S', fileName: 'x.csv', firstLines: ['', 'hello;world'] })).to.equal(`'x.csv' matches no known padrón layout, and Santa Fe expects Santa Fe's PARP layout (AGIP design); first line: "hello;world"`);
+    expect(refusal({ state: 'S', fileName: 'x.csv', firstLines: ['', 'hello;world'] })).to.equal(`'x.csv' matches no known padrón layout in any of its first 2 lines, and Santa Fe expects Santa Fe's PARP layout (AGIP design); first line: "hello;world"`);
   });
 
   it('refuses a file named like another jurisdiction’s', () => {
@@ -85,10 +85,12 @@ describe('padrón layout detection (openParser)', () => {
 
   it('refuses Salta’s risk file without a rate table, or without a date', () => {
     expect(refusal({ state: 'A', fileName: 'riesgo al 01-06-2026.txt', firstLines: SALTA_RISK })).to.equal("'riesgo al 01-06-2026.txt' is Salta's risk file, which has no rates: supply Salta's rate table (CM/JU × RA/RB/SR) to import it");
-    expect(refusal({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES })).to.match(/^cannot read the date of 'riesgo\.txt'/);
-    expect(refusal({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES, saltaDate: '2026-02-30' })).to.match(/YYYY-MM-DD \(got "2026-02-30"\)/);
+    expect(refusal({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES })).to.equal(
+      "cannot read the date of 'riesgo.txt': Salta's risk file carries none but in a name ending '… al DD-MM-YYYY.txt'; pass --date YYYY-MM-DD, the first day its rates apply",
+    );
+    expect(refusal({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES, date: '2026-02-30' })).to.match(/YYYY-MM-DD, the first day the file's rates apply \(got "2026-02-30"\)/);
     expect(refusal({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: { CM: {} } })).to.match(/^Salta rate table: /);
-    expect(openParser({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES, saltaDate: '2026-06-01' }).layout).to.equal('salta-risk');
+    expect(openParser({ state: 'A', fileName: 'riesgo.txt', firstLines: SALTA_RISK, saltaRates: RATES, date: '2026-06-01' }).layout).to.equal('salta-risk');
   });
 
   it('opens Salta’s older file for perception only', () => {

@@ -34,10 +34,13 @@ describe('ARBA RGS parser (B)', () => {
     expect(perception.parseLine('   ', 3)).to.equal(null);
   });
 
+  it('keeps a CUIT whose check digit does not verify: the import counts it as a warning', () => {
+    expect(perception.parseLine('P;26032019;01042019;30042019;20000000029;D;N;N;6,00;25;', 3)).to.deep.equal([record({ cuit: 20000000029, regime: 'P', aliquot: '6.00', ...validity, kind: 'D', group: '25' })]);
+  });
+
   const rejected: Array<[string, string]> = [
     ['R;26032019;01042019;30042019;20000000028;D;N;N;6,00;25;', 'regime R in a P file'],
     ['X;26032019;01042019;30042019;20000000028;D;N;N;6,00;25;', 'invalid regime letter'],
-    ['P;26032019;01042019;30042019;20000000029;D;N;N;6,00;25;', 'invalid check digit'],
     ['P;26032019;01042019;30042019;2000000002;D;N;N;6,00;25;', 'invalid CUIT (not 11 digits)'],
     ['P;26032019;01042019;30042019;20000000028;D;N;6,00;25;', 'wrong field count (got 9, expected 10)'],
     ['P;26032019;01042019;30042019;20000000028;D;N;N;6,00;25;X;', 'wrong field count (got 11, expected 10)'],

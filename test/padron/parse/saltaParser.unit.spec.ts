@@ -29,11 +29,18 @@ describe('Salta parsers (A)', () => {
       expect(parser.parseLine('20-00016398-9\tX\tJU\tRB', 2)).to.have.length(2);
     });
 
+    it('keeps a CUIT whose check digit does not verify, as the agency published it (the import warns)', () => {
+      expect(parser.parseLine('20000163988\tPEÑA\tJU\tRA\t', 4)).to.deep.equal([
+        record({ cuit: 20000163988, regime: 'P', aliquot: '3.60', dateFrom: '2026-06-01', kind: 'JU', group: 'RA', name: 'PEÑA' }),
+        record({ cuit: 20000163988, regime: 'R', aliquot: '2.6', dateFrom: '2026-06-01', kind: 'JU', group: 'RA', name: 'PEÑA' }),
+      ]);
+    });
+
     const rejected: Array<[string, string]> = [
       ['20000163989\tPEÑA\tXX\tRA', 'invalid activity (not CM or JU)'],
       ['20000163989\tPEÑA\tJU\tRM', 'invalid risk level (not RA, RB or SR)'],
       ['20000163989\tPEÑA\tJU', 'wrong field count (got 3, expected 4)'],
-      ['20000163988\tPEÑA\tJU\tRA', 'invalid check digit'],
+      ['2000016398\tPEÑA\tJU\tRA', 'invalid CUIT (not 11 digits)'],
     ];
     for (const [line, reason] of rejected) {
       it(`rejects with "${reason}"`, () => expect(rejectionOf(parser, line, 5)).to.deep.equal({ line: 5, reason }));

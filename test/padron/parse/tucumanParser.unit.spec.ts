@@ -15,9 +15,9 @@ describe('Tucumán fixed-width parser (T)', () => {
   const both = (fields: Parameters<typeof record>[0]) => [record({ ...fields, regime: 'P' }), record({ ...fields, regime: 'R' })];
   const validity = { dateFrom: '2026-06-01', dateTo: '2026-06-30' };
 
-  it('rejects FORMATS.md’s shape line for its synthetic CUIT, and parses it with a valid one', () => {
+  it('parses FORMATS.md’s shape line, keeping its synthetic CUIT whose check digit does not verify (the import warns)', () => {
     const sample = '30722222229     CM  20260601  20260630  ACME SA        5';
-    expect(rejectionOf(parser, sample, 8)).to.deep.equal({ line: 8, reason: 'invalid check digit' });
+    expect(parser.parseLine(sample, 8)).to.deep.equal(both({ cuit: 30722222229, regime: 'P', aliquot: '5', ...validity, kind: 'CM', name: 'ACME SA' }));
     expect(parser.parseLine(sample.replace('30722222229', '30722222225'), 8)).to.deep.equal(both({ cuit: 30722222225, regime: 'P', aliquot: '5', ...validity, kind: 'CM', name: 'ACME SA' }));
   });
 
@@ -57,7 +57,7 @@ describe('Tucumán fixed-width parser (T)', () => {
   });
 
   const rejected: Array<[string, string]> = [
-    [line({ cuit: '30722222226', percentage: '1' }), 'invalid check digit'],
+    [line({ cuit: '3072222222', percentage: '1' }), 'invalid CUIT (not 11 digits)'],
     [line({ from: '20260231', percentage: '1' }), 'invalid date (desde)'],
     [line({ from: '20260701', percentage: '1' }), 'desde after hasta'],
     [line({ percentage: '1' }).slice(0, 30), 'line too short for the fixed-width layout'],

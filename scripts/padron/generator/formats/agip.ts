@@ -40,7 +40,7 @@ export function* agipLines(dialect: AgipDialect, count: number, context: Generat
     const name = createName(random, subject.company);
     const validFrom = kind === 'invalid-date' ? IMPOSSIBLE_DDMMYYYY : from;
     const line = `${PERIOD.published};${validFrom};${PERIOD.to};${subject.cuit};${subject.company || random.chance(0.3) ? 'C' : 'D'};${removedMark};${random.chance(0.1) ? 'S' : 'N'};${perception};${withholding};${group(perception)};${group(withholding)};${name}`;
-    countRow(tally, kind, 2, { truncated: 'wrong field count (got 6, expected 12)', invalidDate: 'invalid date (desde)' });
+    countRow(tally, kind, 2, { truncated: 'wrong field count (got 6, expected 12)', invalidDate: 'invalid date (desde)' }, removedMark === 'B');
     const nul = random.chance(dialect.nulShare) ? '\0' : '';
     yield (kind === 'truncated' ? truncate(line, ';', 6) : line) + nul;
   }

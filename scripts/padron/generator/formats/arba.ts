@@ -21,7 +21,7 @@ export function* arbaLines(regime: RegimeCode, count: number, context: Generator
     const removedMark = random.chance(0.01) ? 'B' : random.chance(0.8) ? 'N' : 'S';
     const from = kind === 'invalid-date' ? IMPOSSIBLE_DDMMYYYY : PERIOD.from;
     const line = `${regime};${PERIOD.published};${from};${PERIOD.to};${cuit};${random.chance(0.2) ? 'C' : 'D'};${removedMark};${random.chance(0.1) ? 'S' : 'N'};${rate};${groupOf(table, rate)};`;
-    countRow(tally, kind, 1, { truncated: 'wrong field count (got 5, expected 10)', invalidDate: 'invalid date (desde)' });
+    countRow(tally, kind, 1, { truncated: 'wrong field count (got 5, expected 10)', invalidDate: 'invalid date (desde)' }, removedMark === 'B');
     yield kind === 'truncated' ? truncate(line, ';', 5) : line;
   }
 }

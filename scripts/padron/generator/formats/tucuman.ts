@@ -34,7 +34,7 @@ export function* tucumanLines(count: number, context: GeneratorContext, tally: R
     const width = NAME_WIDTH + (random.chance(0.1) ? random.pick([-1, 1]) : 0);
     const from = kind === 'invalid-date' ? IMPOSSIBLE_YYYYMMDD : '20260601';
     const line = `${subject.cuit.padEnd(13)}${exempt ? 'E  ' : '   '}${subject.company && random.chance(0.5) ? 'CM  ' : '    '}${from}  20260630  ${createName(random, subject.company).padEnd(width)}${percentage.padStart(5)}`;
-    if (kind === 'valid' && noPercentage) {
+    if ((kind === 'valid' || kind === 'invalid-check-digit') && noPercentage) {
       tally.lines++;
       tally.reject('no porcentaje (-----)');
     } else {
