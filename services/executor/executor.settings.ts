@@ -75,7 +75,7 @@ export const executorSettingsSchema = {
       type: 'integer',
       minimum: 1,
       maximum: 64,
-      description: 'pg_restore --jobs for custom-format dumps of 64 MiB and more (instance uploads and copies from a file, migration restores); 1 restores in one session; unset = the CPU count, at most 4',
+      description: 'pg_restore --jobs for custom-format dumps of 16 MiB and more (instance uploads and copies from a file, migration restores); 1 restores in one session; unset = the CPU count, at most 4',
     },
     FORJA_FILESTORE_MAX_BYTES: {
       type: 'integer',

@@ -68,7 +68,7 @@ describe('executor: parallel pg_restore of large custom dumps', function () {
       expect(log.text()).not.to.include('--jobs');
       expect(await rows(to)).to.deep.equal([{ partners: 20000, lines: 50000, indexes: 3 }]);
     }
-    expect(PARALLEL_RESTORE_FROM_BYTES).to.equal(64 * 2 ** 20);
+    expect(PARALLEL_RESTORE_FROM_BYTES).to.equal(16 * 2 ** 20);
   });
 
   it('keeps the restore without superuser rights: a parallel restore of a dump that needs them is refused, naming the statement', async () => {
