@@ -38,7 +38,8 @@ describe('a migration run from an ERP backup .zip, end to end (process runtime, 
     const dir = runDir('migration-backup-run');
     const source = `backup_${Date.now()}`;
     const parsed = new URL(cluster.url);
-    const connection = ['--db_host', '127.0.0.1', '--db_port', parsed.port, '--db_user', 'postgres', '--db_password', decodeURIComponent(parsed.password)];
+    // `=`: a generated password may start with '-', which a separate argument would make an option.
+    const connection = ['--db_host', '127.0.0.1', '--db_port', parsed.port, '--db_user', 'postgres', `--db_password=${decodeURIComponent(parsed.password)}`];
     const installed = spawnSync(STANDIN, ['-d', source, '-i', 'sale', '--stop-after-init', ...connection], { encoding: 'utf8', env: { ...process.env, FORJA_STANDIN_VERSION: '16.0' } });
     expect(installed.status, installed.stderr).to.equal(0);
     const client = new pg.Client(cluster.urlFor(source));
