@@ -94,8 +94,8 @@ function detectLayout({ state, fileName, firstLines }: OpenParserOptions): Layou
   const found = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   if (found === undefined) {
     const sample = firstLines.find((line) => line.trim() !== '')?.slice(0, 80) ?? '';
-    const lines = firstLines.length === 1 ? 'its only line' : `any of its first ${firstLines.length} lines`;
-    throw new PadronFormatError(`'${fileName}' matches no known padrón layout in ${lines}, and ${STATE_NAMES[state]} expects ${expected.name}; first line: ${JSON.stringify(sample)}`);
+    const where = firstLines.length === 0 ? ' (it is empty)' : firstLines.length === 1 ? ' in its only line' : ` in any of its first ${firstLines.length} lines`;
+    throw new PadronFormatError(`'${fileName}' matches no known padrón layout${where}, and ${STATE_NAMES[state]} expects ${expected.name}; first line: ${JSON.stringify(sample)}`);
   }
   if (!expected.layouts.includes(found)) {
     throw new PadronFormatError(`'${fileName}' looks like ${LAYOUT_DESCRIPTIONS[found]}, not ${expected.name}`);

@@ -78,5 +78,6 @@ describe('padrón layout detection agrees with the parsers (issue 17, item 1)', 
     };
     expect(refuse(['hello;world'])).to.equal(`'x.txt' matches no known padrón layout in its only line, and CABA expects CABA's AGIP layout; first line: "hello;world"`);
     expect(refuse([`${CABA_NAMED};EXTRA;FIELDS`, 'b'])).to.match(/^'x\.txt' matches no known padrón layout in any of its first 2 lines/);
+    expect(refuse([])).to.equal(`'x.txt' matches no known padrón layout (it is empty), and CABA expects CABA's AGIP layout; first line: ""`);
   });
 });
