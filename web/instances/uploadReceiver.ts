@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -7,84 +7,40 @@ import type { BlobStore, BlobWriter } from '#shared/blobs/blobStore.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { CSRF_REFUSED, csrfTokenMatches } from '../http/csrf.ts';
 import { formatBytes } from '#shared/formatBytes.ts';
+import { erpBackupContents, type ErpBackupContents } from './erpBackupZip.ts';
+import { clientFileName, dumpFormatOf, isArchive, isZip, type DumpFormat, type UploadDumpFormat } from './uploadFormats.ts';
+import { inspector } from './uploadInspector.ts';
 
-export type DumpFormat = 'custom' | 'plain';
+export { dumpFormatOf, isArchive, type DumpFormat } from './uploadFormats.ts';
+
+/** A file the upload stored: the name the browser gave it (sanitized, for people), and what was stored. */
+export interface StoredFile {
+  name: string;
+  bytes: number;
+  /** Hex sha256 of the stored bytes, computed as they streamed through. */
+  sha256: string;
+}
 
 /** What an upload form brought: its fields, and which files it stored at the upload's keys. */
-export interface ReceivedUpload {
+export interface ReceivedUpload<Format extends UploadDumpFormat = DumpFormat> {
   fields: Record<string, string>;
-  dump?: DumpFormat;
+  dump?: Format;
   filestore: boolean;
+  /** The stored files by form field. */
+  files: { dump?: StoredFile; filestore?: StoredFile };
+  /** What the dump holds when it is an ERP backup `.zip`. */
+  backup?: ErpBackupContents;
   /** Problems by form field (`dump`, `filestore`, `_form`). */
   errors: Record<string, string>;
 }
 
-const HEAD_BYTES = 8 * 1024;
-
-/** A pg_dump custom archive starts with PGDMP; a plain dump is text. Anything else is refused, with a hint when recognisable. */
-export function dumpFormatOf(head: Buffer): DumpFormat | { refused: string } {
-  if (head.length === 0) return { refused: 'the dump file is empty' };
-  if (head.subarray(0, 5).toString('latin1') === 'PGDMP') return 'custom';
-  const refused = 'not a pg_dump custom or plain SQL file';
-  if (head[0] === 0x1f && head[1] === 0x8b) return { refused: `${refused} (it is gzip-compressed: decompress it first)` };
-  if (head.subarray(257, 262).toString('latin1') === 'ustar') return { refused: `${refused} (it is a tar archive: use pg_dump -Fc or plain SQL)` };
-  // Text: no control characters but tab, newline, form feed and carriage return (any 8-bit encoding).
-  const text = head.every((byte) => byte >= 0x20 ? byte !== 0x7f : byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d);
-  return text ? 'plain' : { refused };
+export interface UploadOptions {
+  /** Takes an ERP backup `.zip` as the dump (migrations); instances refuse it. */
+  zipDump?: boolean;
 }
 
-/** A filestore archive is a zip, a tar or a gzip-compressed tar. */
-export function isArchive(head: Buffer): boolean {
-  const zip = head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05);
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const tar = head.subarray(257, 262).toString('latin1') === 'ustar';
-  return zip || gzip || tar;
-}
-
-/**
- * Passes a file through to the blob store, judging it by its first bytes and counting it against what the
- * upload may still take. Once judged bad or over the limit it drops the rest (never destroying
- * busboy's stream, which must be read to the end for the form to finish).
- */
-function inspector(judge: (head: Buffer) => string | null, budget: { left: number }) {
-  const head: Buffer[] = [];
-  let headLength = 0;
-  let judged = false;
-  const result: { refusal?: string; tooLarge?: boolean } = {};
-  const decide = () => {
-    judged = true;
-    result.refusal = judge(Buffer.concat(head)) ?? undefined;
-  };
-  const stream = new Transform({
-    // A throw in here would escape from the file stream's data handler: pass errors to the pipeline.
-    transform(chunk: Buffer, _encoding, done) {
-      try {
-        budget.left -= chunk.length;
-        if (budget.left < 0) result.tooLarge = true;
-        if (!judged) {
-          head.push(chunk);
-          headLength += chunk.length;
-          if (headLength >= HEAD_BYTES) decide();
-        }
-        done(null, result.refusal || result.tooLarge ? undefined : chunk);
-      } catch (error) {
-        done(error as Error);
-      }
-    },
-    flush(done) {
-      try {
-        if (!judged) decide();
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    },
-  });
-  return { stream, result };
-}
-
-function judgeDump(head: Buffer, found: (format: DumpFormat) => void): string | null {
-  const format = dumpFormatOf(head);
+function judgeDump(head: Buffer, zipDump: boolean, found: (format: UploadDumpFormat) => void): string | null {
+  const format = zipDump && isZip(head) ? 'zip' : dumpFormatOf(head);
   if (typeof format === 'object') return format.refused;
   found(format);
   return null;
@@ -95,11 +51,15 @@ function judgeDump(head: Buffer, found: (format: DumpFormat) => void): string | 
  * `filestore` archive to `keys.filestore`, never holding a file in memory. Only a file that passed
  * is stored; a refused one, or one of a failed form, leaves nothing. `maxBytes` caps both files
  * together. When the CSRF token travels in the body (`csrfInBody`), `_csrf` must come before any
- * file, or nothing is kept and the request is refused with 403.
+ * file, or nothing is kept and the request is refused with 403. Each stored file is reported with
+ * its client name, size and sha256; with `zipDump` the dump may be an ERP backup `.zip`, kept only
+ * when it holds a `dump.sql`.
  */
-export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, maxBytes: number, csrfInBody: boolean): Promise<ReceivedUpload> {
+export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, maxBytes: number, csrfInBody: boolean): Promise<ReceivedUpload>;
+export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, maxBytes: number, csrfInBody: boolean, options: UploadOptions): Promise<ReceivedUpload<UploadDumpFormat>>;
+export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, maxBytes: number, csrfInBody: boolean, options: UploadOptions = {}): Promise<ReceivedUpload<UploadDumpFormat>> {
   return new Promise((resolve, reject) => {
-    const received: ReceivedUpload = { fields: {}, filestore: false, errors: {} };
+    const received: ReceivedUpload<UploadDumpFormat> = { fields: {}, filestore: false, files: {}, errors: {} };
     const writes: Array<Promise<void>> = [];
     const writers: BlobWriter[] = [];
     const budget = { left: maxBytes };
@@ -151,9 +111,9 @@ export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, 
         return fail(new HttpError(403, CSRF_REFUSED));
       }
       if ((name !== 'dump' && name !== 'filestore') || !info.filename) return void file.resume();
-      const { stream, result } =
+      const { stream, result, sha256 } =
         name === 'dump'
-          ? inspector((head) => judgeDump(head, (format) => (received.dump = format)), budget)
+          ? inspector((head) => judgeDump(head, options.zipDump === true, (format) => (received.dump = format)), budget)
           : inspector((head) => (isArchive(head) ? null : 'not a .zip, .tar or .tar.gz archive'), budget);
       const cappedAt = () => (file as Readable & { truncated?: boolean }).truncated === true;
       const store = async () => {
@@ -179,6 +139,18 @@ export function receiveUpload(req: Request, blobs: BlobStore, keys: UploadKeys, 
           return writer.abort();
         }
         await writer.commit();
+        const key = name === 'dump' ? keys.dump : keys.filestore;
+        if (name === 'dump' && received.dump === 'zip') {
+          // Judged only once whole: a ZIP says what it holds at its end.
+          const contents = await erpBackupContents(blobs, key, result.bytes);
+          if ('refused' in contents) {
+            received.errors[name] = contents.refused;
+            delete received.dump;
+            return blobs.delete(key);
+          }
+          received.backup = contents;
+        }
+        received.files[name] = { name: clientFileName(info.filename, name), bytes: result.bytes, sha256: sha256() };
         if (name === 'filestore') received.filestore = true;
       };
       writes.push(store().catch(fail));
