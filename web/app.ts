@@ -14,6 +14,7 @@ import { loadSessionUser, route } from './http/route.ts';
 import { instanceRoutes } from './instances/instances.routes.ts';
 import { migrationRoutes } from './migrations/migrations.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
+import { recipeRoutes } from './recipes/recipes.routes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const picoCssDir = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css');
@@ -54,6 +55,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   projectRoutes(router, ctx);
   instanceRoutes(router, ctx);
   migrationRoutes(router, ctx);
+  recipeRoutes(router, ctx);
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));

@@ -11,8 +11,6 @@ export interface InstanceCreateBody {
   git_repo?: string;
   branch?: string;
   clone_from?: string;
-  from_backup?: number;
-  from_migration?: string;
   upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
 }
 
@@ -105,6 +103,9 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     resolveMigrationGate: (actorId: string, slug: string, number: number, decision: 'approve' | 'reject', note: string) =>
       post<{ number: number }>(`${migrationPath(slug)}/runs/${number}/resume`, { decision, ...(note ? { note } : {}) }, actorId),
     deleteMigration: (actorId: string, slug: string, confirmName: string) => post<{ slug: string }>(`${migrationPath(slug)}/delete`, { confirm_name: confirmName }, actorId),
+    /** Lints and saves a recipe (admin): `key` to edit, `flavor` and `stem` to create; lint errors come back as a 422 with lines. */
+    saveRecipe: (actorId: string, body: { yaml: string; key?: string; flavor?: string; stem?: string }) =>
+      post<{ key: string; version: number; changed: boolean }>('/internal/recipes/save', body, actorId),
   };
 }
 

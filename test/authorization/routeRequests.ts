@@ -65,6 +65,8 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/instances': () => ({ name: unique('internal instance'), project: 'walk-target', erp_version: '18.0' }),
   'control-plane POST /internal/instances/purge': () => ({}),
   'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
+  // Validate only: the walk's allowed call lints and saves nothing.
+  'web POST /admin/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE, action: 'validate' }),
   'control-plane PUT /api/v1/recipes/:flavor/:stem': () => ({ yaml: WALK_RECIPE }),
   'control-plane POST /internal/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE }),
   'control-plane POST /api/v1/migrations': () => ({ name: unique('api migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
