@@ -43,7 +43,11 @@ export function migrationApi(router: Router, ctx: ControlPlaneContext): void {
   };
 
   route(router, ctx, 'POST', '/api/v1/migrations', validateBody('api/MigrationCreate.v1.json'), async (req: Request, res: Response) => {
-    const created = await ctx.migrations.create(req.body as MigrationCreateInput, commandMetadata(req, actingUser(res.locals)));
+    const input = req.body as MigrationCreateInput;
+    if (input.upload) {
+      throw new RequestValidationError([{ loc: ['body', 'upload'], msg: 'dumps are uploaded through the web form /migrations/new; the API takes pull_url', type: 'value_error.upload' }]);
+    }
+    const created = await ctx.migrations.create(input, commandMetadata(req, actingUser(res.locals)));
     res.location(`/api/v1/migrations/${created.slug}`);
     await answer(res, created.slug, created.lastGlobalPosition, 201);
   });

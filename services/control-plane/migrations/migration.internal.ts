@@ -1,17 +1,35 @@
 import type { Request, Response, Router } from 'express';
+import { uploadKeys } from '#shared/blobs/blobKeys.ts';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import { RequestValidationError } from '#shared/http/errors.ts';
 import { actingUser, type ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateBody, validateSlug } from '../http/validate.ts';
 import { commandMetadata } from '../projects/project.api.ts';
 import { MIGRATION_READ_MODELS, migrationOr404, migrationOut, runOr404, runOut } from './migrationOut.ts';
-import type { MigrationCreateInput, MigrationEditInput } from './migrationService.ts';
+import type { MigrationCreateInput, MigrationEditInput, MigrationUploadInput } from './migrationService.ts';
 
 /** `{number}`: a positive integer, else 422 naming it. */
 function runNumber(req: Request): number {
   const raw = String(req.params['number']);
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new RequestValidationError([{ loc: ['path', 'number'], msg: 'the run number is a positive integer', type: 'type_error.integer' }]);
   return Number(raw);
+}
+
+/**
+ * The files an upload names must be stored, the dump at the size web reported, before a migration
+ * relies on them: a run would otherwise fail only when it fetches.
+ */
+async function checkUploadStored(blobs: BlobStore, upload: MigrationUploadInput | undefined): Promise<void> {
+  if (!upload) return;
+  const keys = uploadKeys(upload.upload_id);
+  const refuse = (field: string, msg: string) => new RequestValidationError([{ loc: ['body', 'upload', field], msg, type: 'value_error.upload' }]);
+  const dump = await blobs.stat(keys.dump);
+  if (!dump) throw refuse('upload_id', 'no uploaded dump is stored under this upload_id');
+  if (dump.size !== upload.bytes) throw refuse('bytes', `the stored dump has ${dump.size} bytes, not ${upload.bytes}`);
+  const filestore = await blobs.stat(keys.filestore);
+  if (upload.filestore_name !== null && !filestore) throw refuse('filestore_name', 'no filestore archive is stored under this upload_id');
+  if (upload.filestore_name === null && filestore) throw refuse('filestore_name', 'a filestore archive is stored under this upload_id: name it');
 }
 
 /**
@@ -31,7 +49,9 @@ export function migrationInternal(router: Router, ctx: ControlPlaneContext): voi
   };
 
   route(router, ctx, 'POST', '/internal/migrations', validateBody('api/MigrationCreate.v1.json'), async (req: Request, res: Response) => {
-    const created = await ctx.migrations.create(req.body as MigrationCreateInput, metadataOf(req, res));
+    const input = req.body as MigrationCreateInput;
+    if (!input.pull_url) await checkUploadStored(ctx.blobs, input.upload);
+    const created = await ctx.migrations.create(input, metadataOf(req, res));
     await answer(res, created.slug, created.lastGlobalPosition, 201);
   });
 

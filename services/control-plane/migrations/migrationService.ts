@@ -4,7 +4,7 @@ import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { pullUrlProblem, type PullAllowList } from '#shared/net/pullUrl.ts';
 import { migrationDecider, MigrationSlugTakenError, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
-import { migrationStream, type Engine, type Flavor, type LiveMigration, type MigrationChanges, type MigrationSettings, type Purpose } from '#services/migrations/domain/migration.ts';
+import { migrationStream, type Engine, type Flavor, type LiveMigration, type MigrationChanges, type MigrationInput, type MigrationSettings, type Purpose } from '#services/migrations/domain/migration.ts';
 import { editableFields } from '#services/migrations/domain/migrationActions.ts';
 import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import type { MigrationRecipes } from './migrationRecipes.ts';
@@ -21,10 +21,21 @@ export interface MigrationCreateInput {
   contract?: string | null;
   notify_to?: string[];
   pull_url?: string;
+  /** Web only: files the form already stored (the API refuses it before this). */
+  upload?: MigrationUploadInput;
+}
+
+/** An upload the web form streamed to blob storage (schemas/api/MigrationCreate.v1.json `upload`). */
+export interface MigrationUploadInput {
+  upload_id: string;
+  dump_name: string;
+  filestore_name: string | null;
+  bytes: number;
+  sha256: string;
 }
 
 /** The edit input after schema validation (schemas/api/MigrationEdit.v1.json). */
-export type MigrationEditInput = Partial<Omit<MigrationCreateInput, 'name' | 'pull_url'>>;
+export type MigrationEditInput = Partial<Omit<MigrationCreateInput, 'name' | 'pull_url' | 'upload'>>;
 
 /** A refused field of the input: a 422 naming that field. */
 export class MigrationInputError extends DomainError {
@@ -45,6 +56,19 @@ function checkRoute(route: { origin: string; destination: string; flavor: Flavor
   if (route.engine === 'upgrade-service' && !route.contract?.trim()) throw new MigrationInputError('contract', 'the upgrade-service engine needs the subscription contract');
 }
 
+/** Where the database comes from: exactly one of `pull_url` (checked against the allow-list) and an upload. */
+function migrationInputOf(input: MigrationCreateInput, allow: PullAllowList): MigrationInput {
+  if (input.upload && input.pull_url) throw new MigrationInputError('upload', 'give either pull_url or an uploaded dump, not both');
+  if (input.upload) {
+    const { upload_id, dump_name, filestore_name, bytes, sha256 } = input.upload;
+    return { mode: 'upload', uploadId: upload_id, dumpName: dump_name, filestoreName: filestore_name, bytes, sha256 };
+  }
+  if (!input.pull_url) throw new MigrationInputError('pull_url', 'the API takes the database from pull_url; upload a dump through the web form instead');
+  const problem = pullUrlProblem(input.pull_url, allow);
+  if (problem) throw new MigrationInputError('pull_url', problem);
+  return { mode: 'pull', pullUrl: input.pull_url };
+}
+
 /** Migration commands: creation (slug, recipe snapshot, working database), edits and the run actions. */
 export function migrationService(store: EventStore, recipes: MigrationRecipes, pull: { allow: PullAllowList }) {
   const send = (slug: string, command: MigrationCommand, metadata: EventMetadata) => handleCommand(store, migrationDecider, migrationStream(slug), command, { metadata });
@@ -60,9 +84,7 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
       const engine = input.engine ?? (flavor === 'enterprise' ? 'upgrade-service' : 'openupgrade');
       const contract = input.contract?.trim() || null;
       checkRoute({ origin: input.origin, destination: input.destination, flavor, engine, contract });
-      if (!input.pull_url) throw new MigrationInputError('pull_url', 'the API takes the database from pull_url; upload a dump through the web form instead');
-      const problem = pullUrlProblem(input.pull_url, pull.allow);
-      if (problem) throw new MigrationInputError('pull_url', problem);
+      const source = migrationInputOf(input, pull.allow);
       const recipe = await recipes.snapshotFor({ origin: input.origin, destination: input.destination }, flavor);
       const name = input.name.trim().replace(/\s+/g, ' ');
       for (const slug of migrationSlugCandidates(name)) {
@@ -76,7 +98,7 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
           purpose: input.purpose ?? 'test',
           contract,
           notifyTo: [...new Set(input.notify_to ?? [])],
-          input: { mode: 'pull', pullUrl: input.pull_url },
+          input: source,
           recipe,
           workingDatabase: workingDatabaseOf(slug),
         };
