@@ -5,6 +5,7 @@ import type { MigrationRunStepsDb } from './erpMigrations/migrationRunSteps.tabl
 import type { InstanceDetailDb } from './instances/instanceDetail.table.ts';
 import type { InstanceJobStepsDb } from './instances/instanceJobSteps.table.ts';
 import type { InstanceListDb } from './instances/instanceList.table.ts';
+import type { MigrationNoticeOutboxDb } from './notices/noticeOutbox.table.ts';
 import type { PadronLoadsDb } from './padronLoads/padronLoads.table.ts';
 import type { ProjectDetailDb } from './projects/projectDetail.table.ts';
 import type { ProjectListDb } from './projects/projectList.table.ts';
@@ -33,6 +34,7 @@ export interface ReadModelDatabase
     MigrationDetailDb,
     MigrationRunsDb,
     MigrationRunStepsDb,
+    MigrationNoticeOutboxDb,
     RecipesDb {}
 
 /** A handle on the read model: what every query function takes. A `Transaction` is one too. */

@@ -11,6 +11,8 @@ export interface InstanceCreateBody {
   git_repo?: string;
   branch?: string;
   clone_from?: string;
+  from_backup?: number;
+  from_migration?: string;
   upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
 }
 

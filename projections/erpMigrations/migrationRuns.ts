@@ -101,13 +101,16 @@ export interface RunArtifact {
   key: string;
   bytes: number;
   sha256: string;
+  /** The ERP version of the database in a backup or dump (`17.0`), when the step recorded it; null otherwise. */
+  erp_version: string | null;
   created_at: Date;
 }
 
 const artifactOf = (number: number, step: MigrationRunStepRow): RunArtifact | null => {
-  const artifact = (step.facts as { artifact?: Omit<RunArtifact, 'id' | 'created_at'> } | null)?.artifact;
+  const artifact = (step.facts as { artifact?: Omit<RunArtifact, 'id' | 'created_at' | 'erp_version'> & { erpVersion?: unknown } } | null)?.artifact;
   if (!artifact || step.status !== 'completed') return null;
-  return { id: number * 1000 + step.position, kind: artifact.kind, name: artifact.name, key: artifact.key, bytes: artifact.bytes, sha256: artifact.sha256, created_at: step.ended_at ?? new Date(0) };
+  const erpVersion = typeof artifact.erpVersion === 'string' ? artifact.erpVersion : null;
+  return { id: number * 1000 + step.position, kind: artifact.kind, name: artifact.name, key: artifact.key, bytes: artifact.bytes, sha256: artifact.sha256, erp_version: erpVersion, created_at: step.ended_at ?? new Date(0) };
 };
 
 /** The artifacts of a run, in plan order. */
@@ -120,4 +123,14 @@ export async function artifactById(db: ReadModel, slug: string, id: number): Pro
   const run = await getRun(db, slug, Math.floor(id / 1000));
   if (!run) return undefined;
   return (await runArtifacts(db, run)).find((artifact) => artifact.id === id);
+}
+
+/** The artifacts numbered `id` in every migration (ids are unique within a migration only), each with its migration's slug. */
+export async function artifactsNumbered(db: ReadModel, id: number): Promise<Array<RunArtifact & { slug: string }>> {
+  const number = Math.floor(id / 1000);
+  const steps = await db.selectFrom('migration_run_steps').selectAll().where('number', '=', number).where('position', '=', id % 1000).orderBy('slug').execute();
+  return steps.flatMap((step) => {
+    const artifact = artifactOf(number, step);
+    return artifact ? [{ ...artifact, slug: step.slug }] : [];
+  });
 }

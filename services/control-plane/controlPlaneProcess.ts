@@ -44,7 +44,7 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     store,
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
     projects,
-    instances: instanceService(store, projects, readModel),
+    instances: instanceService(store, projects, readModel, createFsBlobStore(config.FORJA_DATA_DIR)),
     recipes,
     migrations: migrationService(store, migrationRecipes(recipes), pullSettingsFrom(config)),
     blobs: createFsBlobStore(config.FORJA_DATA_DIR),

@@ -151,11 +151,25 @@ describe('executor: migration steps that change the database or make artifacts',
         expect(outcome).to.have.property('outcome', 'done');
         const { artifact } = (outcome as { facts: { artifact: { kind: string; name: string; key: string; bytes: number; sha256: string } } }).facts;
         const stored = await bytesOf(await blobs.get(key));
-        expect(artifact).to.deep.equal({ kind, name: `${kind}_result.dump`, key, bytes: stored.length, sha256: createHash('sha256').update(stored).digest('hex') });
+        expect(artifact).to.deep.equal({ kind, name: `${kind}_result.dump`, key, bytes: stored.length, sha256: createHash('sha256').update(stored).digest('hex'), erpVersion: '16.0' });
         expect(stored.subarray(0, 5).toString()).to.equal('PGDMP');
         expect(readdirSync(join(context.paths.run, 'scratch')), 'the local copy is removed once stored').to.deep.equal([]);
       });
     }
+
+    it('stores the dump without an ERP version, saying why, when the database does not tell it', async () => {
+      await asOwner(`update ir_module_module set latest_version = null where name = 'base'`);
+      const first = contextFor(planned('dump_result', 'dump'));
+      const stored = (await dump(first.context)) as { facts: { artifact: { kind: string } } };
+      expect(stored.facts.artifact.kind).to.equal('dump');
+      expect(stored.facts.artifact).not.to.have.property('erpVersion');
+      expect(first.lines.join('\n')).to.include(`dump_result: the base module has no version in ${work}; the artifact's ERP version is not recorded`);
+      await asOwner('drop table ir_module_module');
+      const second = contextFor(planned('dump_result', 'dump'));
+      const outcome = (await dump(second.context)) as { facts: { artifact: object } };
+      expect(outcome.facts.artifact).not.to.have.property('erpVersion');
+      expect(second.lines.join('\n')).to.match(/dump_result: could not read the base module's version in \S+ \(.*ir_module_module.*\); the artifact's ERP version is not recorded/);
+    });
   });
 
   describe('filestore_archive', () => {

@@ -27,9 +27,10 @@ export const PASSWORD = 'correct horse battery';
 
 /**
  * The platform in this process on a fresh test database, HTTP servers on free ports of 127.0.0.1:
- * the projector and control-plane, plus whatever `extra` starts (web, …).
+ * the projector and control-plane, plus whatever `extra` starts (web, …). `projector` replaces the
+ * default one (a test's own notice settings).
  */
-export async function startTestPlatform(extra: StartProcess[] = [], env: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startTestPlatform(extra: StartProcess[] = [], env: Record<string, string> = {}, { projector = startProjectorProcess }: { projector?: StartProcess } = {}): Promise<TestPlatform> {
   const databaseUrl = env['DATABASE_URL'] ?? (await createTestDatabase('platform'));
   const config: Config = {
     // Test repositories are file:// bare repositories in temporary folders (bareRepo.ts, runDir.ts).
@@ -41,7 +42,7 @@ export async function startTestPlatform(extra: StartProcess[] = [], env: Record<
   const infra = await openInfrastructure(config, silentLogger);
   const running: ForjaProcess[] = [];
   const urls: Record<string, string> = {};
-  for (const start of [startProjectorProcess, startControlPlaneProcess, ...extra]) {
+  for (const start of [projector, startControlPlaneProcess, ...extra]) {
     const proc = await start(infra, { ...config, ...urls.controlPlane ? { FORJA_CONTROL_PLANE_URL: urls.controlPlane } : {} }, silentLogger);
     running.push(proc);
     if (proc.url) urls[proc.name === 'control-plane' ? 'controlPlane' : proc.name] = proc.url;

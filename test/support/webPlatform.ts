@@ -30,14 +30,15 @@ export interface WebPlatform extends TestPlatform {
 /**
  * The projector, control-plane and web on a fresh database, with the users of `USERS`. Web
  * settings come from the environment when web starts, so `webEnv` is set just for its start.
- * `extra` starts more processes after web (an executor, …) on the same infrastructure.
+ * `extra` starts more processes after web (an executor, …) on the same infrastructure;
+ * `platformEnv` is the platform's configuration beyond the test defaults (FORJA_PULL_ALLOW_HOSTS, …).
  */
-export async function startWebPlatform(webEnv: Record<string, string> = {}, extra: StartProcess[] = []): Promise<WebPlatform> {
+export async function startWebPlatform(webEnv: Record<string, string> = {}, extra: StartProcess[] = [], platformEnv: Record<string, string> = {}): Promise<WebPlatform> {
   const saved = Object.fromEntries(Object.keys(webEnv).map((name) => [name, process.env[name]]));
   Object.assign(process.env, webEnv);
   let platform: TestPlatform;
   try {
-    platform = await startTestPlatform([startWebProcess, ...extra]);
+    platform = await startTestPlatform([startWebProcess, ...extra], platformEnv);
   } finally {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];

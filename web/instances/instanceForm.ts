@@ -15,9 +15,12 @@ export interface InstanceFormInput {
   git_repo: string;
   branch: string;
   clone_from: string;
+  /** A migration artifact's id (`/instances/new?from_backup=`), and whose: ids are unique within a migration only. */
+  from_backup: string;
+  from_migration: string;
 }
 
-export const FORM_FIELDS = ['name', 'project', 'stage', 'erp_version', 'edition', 'modules', 'git_repo', 'branch', 'clone_from'] as const;
+export const FORM_FIELDS = ['name', 'project', 'stage', 'erp_version', 'edition', 'modules', 'git_repo', 'branch', 'clone_from', 'from_backup', 'from_migration'] as const;
 
 /** What a new form starts with. */
 export const FORM_DEFAULTS: InstanceFormInput = {
@@ -30,6 +33,8 @@ export const FORM_DEFAULTS: InstanceFormInput = {
   git_repo: '',
   branch: 'main',
   clone_from: '',
+  from_backup: '',
+  from_migration: '',
 };
 
 /** The choices the form's selects offer. */
@@ -63,7 +68,15 @@ export function createBody(input: InstanceFormInput): InstanceCreateBody {
     ...(trimmed(input.git_repo) ? { git_repo: trimmed(input.git_repo) } : {}),
     ...(trimmed(input.branch) ? { branch: trimmed(input.branch) } : {}),
     ...(trimmed(input.clone_from) ? { clone_from: trimmed(input.clone_from) } : {}),
+    ...backupFields(input),
   };
+}
+
+/** `from_backup` as a number with its migration; none for 0 or empty (the form refuses anything else before sending). */
+function backupFields(input: InstanceFormInput): Pick<InstanceCreateBody, 'from_backup' | 'from_migration'> {
+  const id = input.from_backup.trim();
+  if (!/^[0-9]{1,12}$/.test(id) || Number(id) === 0) return {};
+  return { from_backup: Number(id), ...(input.from_migration.trim() ? { from_migration: input.from_migration.trim() } : {}) };
 }
 
 /** The schema's pattern messages quote a regular expression; a form says what the field takes instead. */
@@ -78,6 +91,8 @@ function patternMessage(field: string, body: InstanceCreateBody, index: unknown)
       return 'needs at least one letter or digit';
     case 'clone_from':
       return 'not an instance’s address (slug)';
+    case 'from_migration':
+      return 'not a migration’s address (slug)';
     default:
       return undefined;
   }

@@ -82,6 +82,8 @@ export function sourceText(source: InstanceDetailRow['source']): string {
       return `an uploaded ${source.dumpFormat === 'custom' ? 'pg_dump custom' : 'plain SQL'} dump${source.hasFilestore ? ' with its filestore' : ''}`;
     case 'migration':
       return `the result of run ${source.run} of migration ${source.migration}`;
+    case 'artifact':
+      return `the ${source.artifactKind} of run ${source.run} of migration ${source.migration}${source.filestoreKey ? ' with its filestore' : ''}`;
     default: {
       const unknown: never = source;
       return unknown;

@@ -109,6 +109,8 @@ export async function showRun(ctx: WebContext, req: Request, res: Response): Pro
       pollUrl: `/migrations/${slug}/runs/${number}`,
       shown: run.status,
       live: isLive(run.status),
+      artifacts: wantsPartial(req) ? [] : await artifactsOf(ctx.readModel, slug, [run]),
+      canOperate: roleAtLeast(actorOf(res).role, 'developer'),
     },
     'migrations/_steps.njk',
   );

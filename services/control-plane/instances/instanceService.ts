@@ -6,12 +6,17 @@ import { listProjects } from '#projections/projects/projectList.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
 import { sameName, slugify } from '#services/projects/domain/project.ts';
 import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
+import { backupSources, type BackupSource } from './backupSource.ts';
+import { InstanceInputError } from './instanceInputError.ts';
 import { instanceSlugCandidates } from './instanceSlug.ts';
+
+export { InstanceInputError } from './instanceInputError.ts';
 
 /** The create input after schema validation (schemas/api/InstanceCreate.v1.json). */
 export interface InstanceCreateInput {
@@ -24,21 +29,16 @@ export interface InstanceCreateInput {
   git_repo?: string | null;
   branch?: string;
   clone_from?: string;
+  /** A migration artifact's id (unique within its migration), and that migration when given. */
+  from_backup?: number;
+  from_migration?: string;
   upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
 }
 
-/** A refused field of the create input: becomes a 422 naming that field. */
-export class InstanceInputError extends DomainError {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message, 'invalid');
-  }
-}
 
 /** Instance commands: creation (resolving or creating the project), actions, purge and push rebuilds. */
-export function instanceService(store: EventStore, projects: ProjectService, readModel: ReadModel) {
+export function instanceService(store: EventStore, projects: ProjectService, readModel: ReadModel, blobs: BlobStore) {
+  const backupSource = backupSources(readModel, store, blobs);
   const run = (slug: string, command: InstanceCommand, metadata: EventMetadata) => handleCommand(store, instanceDecider, instanceStream(slug), command, { metadata });
 
   /** The project named (or slugged) `reference`, created when there is none. */
@@ -59,8 +59,14 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     }
   }
 
+  /** At most one source of the database; `from_migration` only with `from_backup`. */
+  function checkOneSource(input: InstanceCreateInput): void {
+    const given = [input.clone_from && 'clone_from', input.from_backup !== undefined && 'from_backup', input.upload && 'upload'].filter((field): field is string => Boolean(field));
+    if (given.length > 1) throw new InstanceInputError(given[0]!, `choose one source for the database, not ${given.join(' and ')}`);
+    if (input.from_migration !== undefined && input.from_backup === undefined) throw new InstanceInputError('from_migration', 'from_migration only says whose artifact from_backup is: give from_backup too');
+  }
+
   async function sourceOf(input: InstanceCreateInput): Promise<InstanceSource> {
-    if (input.clone_from && input.upload) throw new InstanceInputError('clone_from', 'choose either a clone source or an uploaded dump, not both');
     if (input.upload) return { kind: 'upload', uploadId: input.upload.upload_id, dumpFormat: input.upload.dump_format, hasFilestore: input.upload.has_filestore };
     if (!input.clone_from) return { kind: 'empty' };
     const source = await getInstance(readModel, input.clone_from);
@@ -71,6 +77,15 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     return { kind: 'clone', from: source.slug };
   }
 
+  /** The backup or dump `from_backup` names, refused when the instance would run another version than its database's. */
+  async function fromBackup(input: InstanceCreateInput, artifactId: number): Promise<BackupSource> {
+    const backup = await backupSource(artifactId, input.from_migration);
+    if (backup.erpVersion !== input.erp_version) {
+      throw new InstanceInputError('erp_version', `the database in ${backup.artifact.name} (run ${backup.source.run} of ${backup.migration.slug}) is on ${backup.erpVersion}: the instance must run ${backup.erpVersion}`);
+    }
+    return backup;
+  }
+
   return {
     async create(input: InstanceCreateInput, metadata: EventMetadata) {
       const gitRepoGiven = input.git_repo?.trim() || null;
@@ -78,7 +93,9 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
         const problem = projects.repositoryProblem(gitRepoGiven);
         if (problem) throw new InstanceInputError('git_repo', problem);
       }
-      const source = await sourceOf(input);
+      checkOneSource(input);
+      const backup = input.from_backup === undefined ? undefined : await fromBackup(input, input.from_backup);
+      const source = backup?.source ?? (await sourceOf(input));
       const project = await resolveProject(input.project, metadata);
       const stage = input.stage ?? 'development';
       if (stage === 'production') {
@@ -93,7 +110,7 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
           project: project.slug,
           stage,
           erpVersion: input.erp_version,
-          edition: input.edition ?? 'community',
+          edition: input.edition ?? backup?.edition ?? 'community',
           modules,
           gitRepo: gitRepoGiven ?? project.gitRepo,
           branch: input.branch ?? 'main',

@@ -1,7 +1,8 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { assertBlobKey } from '#shared/blobs/blobStore.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
 import { databaseName } from '../database/databaseName.ts';
 import { filestoreDir } from '../database/filestore.ts';
@@ -49,6 +50,18 @@ const fetchCode: Step = async (env) => {
   return { commit };
 };
 
+/**
+ * The file of a migration's artifact (the fs blob store keeps key `k` at FORJA_DATA_DIR/k). Only a
+ * migration's artifact is read: the key came through an event, and nothing else is a database.
+ */
+async function migrationArtifactFile(dataDir: string, key: string, what: string): Promise<string> {
+  if (!key.startsWith('migrations/')) throw new Error(`not a migration artifact: ${JSON.stringify(key)}`);
+  const file = join(dataDir, assertBlobKey(key));
+  const found = await stat(file).catch(() => undefined);
+  if (!found?.isFile()) throw new Error(`the migration's ${what} ${key} is no longer stored: its migration was stopped or deleted`);
+  return file;
+}
+
 const database: Step = async (env) => {
   const { slug, source, stage } = env.instance;
   const target = env.spec.database;
@@ -65,6 +78,10 @@ const database: Step = async (env) => {
     } else if (source.kind === 'migration') {
       await databases.clone(source.database, target);
       if (source.filestoreDir) await env.filestore.copy(source.filestoreDir, filestore, log);
+    } else if (source.kind === 'artifact') {
+      // Read where it is: the artifact stays the migration's (a download, other instances).
+      await databases.restore(await migrationArtifactFile(env.dataDir, source.blobKey, source.artifactKind), 'custom', target);
+      if (source.filestoreKey) await env.filestore.extract(await migrationArtifactFile(env.dataDir, source.filestoreKey, 'filestore archive'), filestore, log);
     } else {
       const dir = uploadDir(env.dataDir, source.uploadId);
       await databases.restore(join(dir, 'dump'), source.dumpFormat, target);

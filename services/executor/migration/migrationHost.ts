@@ -24,6 +24,7 @@ import type { JobBinding } from '../jobs/stepEnvironment.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext, WorkingInstances } from './migrationStepContext.ts';
+import { ensureMigrationProject } from './migrationProject.ts';
 
 /** What the executor gives migration runs. */
 export interface MigrationEnvironment {
@@ -154,6 +155,7 @@ function workingInstances(env: MigrationEnvironment, run: Run): WorkingInstances
   return {
     async request(settings) {
       const metadata = { correlationId: run.job.jobId, causationId: run.job.jobId, actor: 'system', at: new Date().toISOString(), via: 'executor' };
+      await ensureMigrationProject(env.store, metadata);
       try {
         await handleCommand(env.store, instanceDecider, instanceStream(settings.slug), { type: 'RequestInstance', settings, jobId: randomUUID() }, { metadata });
       } catch (error) {

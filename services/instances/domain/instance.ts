@@ -39,7 +39,13 @@ export type InstanceSource =
   | { kind: 'clone'; from: string }
   | { kind: 'upload'; uploadId: string; dumpFormat: 'custom' | 'plain'; hasFilestore: boolean }
   /** A migration run's result: a copy of its working database and filestore (the run's `instance` step). */
-  | { kind: 'migration'; migration: string; run: number; database: string; filestoreDir: string | null };
+  | { kind: 'migration'; migration: string; run: number; database: string; filestoreDir: string | null }
+  /**
+   * A migration run's `backup` or `dump` artifact (a `pg_dump -Fc` in blob storage), with the same
+   * run's `filestore` archive when it has one. The artifacts stay the migration's: the instance
+   * restores copies of them and never deletes them.
+   */
+  | { kind: 'artifact'; artifactId: number; migration: string; run: number; artifactKind: 'backup' | 'dump'; blobKey: string; filestoreKey: string | null };
 
 export interface InstanceSettings {
   slug: string;

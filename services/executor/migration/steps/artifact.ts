@@ -16,6 +16,8 @@ export interface Artifact {
   key: string;
   bytes: number;
   sha256: string;
+  /** A backup's or dump's database version (`17.0`), from its `base` module: what an instance made from it runs. */
+  erpVersion?: string;
 }
 
 /**

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from '#shared/log.ts';
+
+export interface OutgoingMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  messageId: string;
+  headers?: Record<string, string>;
+}
+
+export interface MailReceipt {
+  messageId: string;
+  accepted: string[];
+  rejected: string[];
+}
+
+/** Where notices go: an SMTP server, or the local catcher folder. */
+export interface Mailer {
+  readonly via: 'smtp' | 'file';
+  /** For the start-up banner, without credentials. */
+  readonly describe: string;
+  /** Resolves once the server took the message for at least one recipient; rejects otherwise, or when `signal` aborts. */
+  send(mail: OutgoingMail, signal: AbortSignal): Promise<MailReceipt>;
+  close(): void;
+}
+
+export interface SmtpTimeouts {
+  /** Each of: connecting, the greeting, and any silence of the server afterwards. */
+  timeoutMs: number;
+}
+
+/**
+ * Sends through `url` (smtp://user:pass@host:587, smtps://… for TLS from the start). One
+ * connection per message: notices are rare, and a pooled connection a server dropped overnight
+ * would cost the next notice an attempt. A server that never answers is given up after the
+ * timeouts, and `signal` cuts an attempt short whatever the server does.
+ */
+export function smtpMailer(url: string, { timeoutMs }: SmtpTimeouts): Mailer {
+  const transport = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, dnsTimeout: timeoutMs });
+  const shown = new URL(url);
+  return {
+    via: 'smtp',
+    describe: `${shown.protocol}//${shown.host}`,
+    async send(mail, signal) {
+      const info = await transport.sendMail({ ...mail, signal });
+      return { messageId: info.messageId, accepted: info.accepted.map(String), rejected: info.rejected.map(String) };
+    },
+    close: () => transport.close(),
+  };
+}
+
+/**
+ * Without FORJA_SMTP_URL nothing is lost silently: each message is written whole as an `.eml`
+ * file under `folder` (any mail client opens it) and one log line says where.
+ */
+export function fileMailer(folder: string, logger: Logger): Mailer {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    via: 'file',
+    describe: `.eml files under ${folder} (FORJA_SMTP_URL is unset)`,
+    async send(mail, signal) {
+      signal.throwIfAborted();
+      const info = await transport.sendMail(mail);
+      mkdirSync(folder, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.messageId.replace(/[^A-Za-z0-9.-]/g, '')}.eml`;
+      // Written aside, then renamed: a reader of the folder never sees half a message.
+      const partial = join(folder, `.${randomUUID()}.part`);
+      writeFileSync(partial, info.message as Buffer);
+      renameSync(partial, join(folder, name));
+      logger.info({ to: mail.to, subject: mail.subject, file: join(folder, name) }, 'notice written to the local mail folder (FORJA_SMTP_URL is unset)');
+      return { messageId: info.messageId, accepted: [...mail.to], rejected: [] };
+    },
+    close: () => transport.close(),
+  };
+}
