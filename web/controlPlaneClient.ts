@@ -34,10 +34,12 @@ export interface MigrationCreateBody {
   contract?: string;
   notify_to?: string[];
   pull_url?: string;
+  /** Files the form streamed to blob storage (web only). */
+  upload?: { upload_id: string; dump_name: string; filestore_name: string | null; bytes: number; sha256: string };
 }
 
 /** The body of `POST /internal/migrations/{slug}/edit` (schemas/api/MigrationEdit.v1.json). */
-export type MigrationEditBody = Partial<Omit<MigrationCreateBody, 'name' | 'pull_url' | 'contract'>> & { contract?: string | null };
+export type MigrationEditBody = Partial<Omit<MigrationCreateBody, 'name' | 'pull_url' | 'upload' | 'contract'>> & { contract?: string | null };
 
 /** What web reads of a MigrationOut (schemas/api/MigrationOut.v1.json). */
 export interface MigrationOut {

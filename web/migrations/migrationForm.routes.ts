@@ -1,15 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
-import { flash, render, seeOther } from '../http/render.ts';
+import { checkCsrfInHandler } from '../http/csrf.ts';
+import { flash, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
 import { actorOf, queryString } from '../instances/instanceRequest.ts';
-import { createBody, CREATE_FIELDS, EDIT_FIELDS, editBody, errorsByField, FORM_CHOICES, FORM_DEFAULTS, formInput, refusalOf, type MigrationFormInput } from './migrationForm.ts';
+import { EDIT_FIELDS, editBody, errorsByField, FORM_DEFAULTS, formInput, refusalOf } from './migrationForm.ts';
+import { createMigrationFromForm, showCreateForm } from './migrationFormCreate.ts';
 import { showMigration } from './migrationPage.ts';
-
-function showForm(ctx: WebContext, req: Request, res: Response, input: MigrationFormInput, errors: Record<string, string> = {}) {
-  render(ctx, req, res, 'migrations/new.njk', { input, errors, choices: FORM_CHOICES });
-}
 
 /** Says which of the sent fields the migration's state kept from changing. */
 function ignoredText(ignored: readonly string[], status: string): string {
@@ -18,23 +16,15 @@ function ignoredText(ignored: readonly string[], status: string): string {
 }
 
 export function migrationFormRoutes(router: Router, ctx: WebContext): void {
+  // The multipart form carries its token as its first field, checked before any file is kept.
+  checkCsrfInHandler('/migrations/new');
+
   route(router, 'GET', '/migrations/new', (req: Request, res: Response) => {
     const error = queryString(req, 'error');
-    showForm(ctx, req, res, FORM_DEFAULTS, error ? { _form: error } : {});
+    showCreateForm(ctx, req, res, FORM_DEFAULTS, error ? { _form: error } : {});
   });
 
-  route(router, 'POST', '/migrations/new', async (req: Request, res: Response) => {
-    const { input } = formInput(req.body as Record<string, unknown>);
-    const body = createBody(input);
-    try {
-      const created = await ctx.controlPlane.createMigration(actorOf(res).user_id, body);
-      flash(req, 'success', `Migration ${created.name} created as a draft: run it when you are ready.`);
-      seeOther(res, `/migrations/${created.slug}`);
-    } catch (error) {
-      res.status(422);
-      showForm(ctx, req, res, input, errorsByField(refusalOf(error), body, CREATE_FIELDS));
-    }
-  });
+  route(router, 'POST', '/migrations/new', (req: Request, res: Response) => createMigrationFromForm(ctx, req, res));
 
   route(router, 'POST', '/migrations/:slug/edit', async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);

@@ -36,14 +36,20 @@ export function formInput(fields: Record<string, unknown>, base: MigrationFormIn
 /** Addresses as typed: one per line, or separated by commas (spaces and semicolons too). */
 export const addressList = (typed: string): string[] => typed.split(/[\s,;]+/).filter(Boolean);
 
-/** The create command's body: empty optional fields left to the control-plane's defaults. */
-export function createBody(input: MigrationFormInput): MigrationCreateBody {
+/**
+ * The create command's body: empty optional fields left to the control-plane's defaults. The
+ * database comes from the typed address or the uploaded files; with neither the control-plane
+ * refuses it, naming the other fields' problems too.
+ */
+export function createBody(input: MigrationFormInput, upload?: MigrationCreateBody['upload']): MigrationCreateBody {
   const contract = input.contract.trim();
+  const pullUrl = input.pull_url.trim();
   return {
     name: input.name.trim(),
     origin: input.origin,
     destination: input.destination,
-    pull_url: input.pull_url.trim(),
+    ...(pullUrl ? { pull_url: pullUrl } : {}),
+    ...(upload ? { upload } : {}),
     notify_to: addressList(input.notify_to),
     ...(input.flavor ? { flavor: input.flavor } : {}),
     ...(input.engine ? { engine: input.engine } : {}),

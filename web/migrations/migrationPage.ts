@@ -11,6 +11,7 @@ import { actorOf, queryString } from '../instances/instanceRequest.ts';
 import { artifactsOf } from './migrationArtifacts.ts';
 import { FORM_CHOICES } from './migrationForm.ts';
 import { isLive, progressText, runView, STATUS_TONE, stepViews, when } from './migrationView.ts';
+import { formatBytes } from '#shared/formatBytes.ts';
 
 /** A refused form on the page: what was typed and why it was refused. */
 export interface PageForm {
@@ -75,6 +76,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     runs: runs.map(runView),
     artifacts: wantsPartial(req) ? [] : await artifactsOf(ctx.readModel, slug, runs),
     recipeKeys: migration.recipe_key.split('+'),
+    inputSize: migration.input.bytes === null ? '' : formatBytes(migration.input.bytes),
     created: when(migration.created_at),
     canOperate,
     actions: actions.filter((action) => action !== 'delete'),
