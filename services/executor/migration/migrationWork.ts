@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
+import { uploadKeys } from '#shared/blobs/blobKeys.ts';
 import type { WorkMessage } from '#shared/bus/bus.ts';
 import type { WorkMessageBody } from '#shared/bus/workMessage.ts';
 import { aggregateStream } from '#shared/decider/aggregateStream.ts';
@@ -37,7 +38,7 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
     const body = message.json<WorkMessageBody>();
     const data = body.data as { slug: string; jobId?: string; workingDatabase?: string };
     if (CLEANUP_EVENTS.has(body.type)) {
-      await removeWork(env, data.slug, { id: body.eventId, metadata: body.metadata });
+      await removeWork(env, data.slug, { id: body.eventId, metadata: body.metadata }, body.type === 'MigrationDeleted');
       message.ack();
       return;
     }
@@ -67,8 +68,11 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
   };
 }
 
-/** Drops the working database and its checkpoint, and removes the migration's files (runs, input, artifacts). */
-async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pick<RecordedEvent, 'id' | 'metadata'>): Promise<void> {
+/**
+ * Drops the working database and its checkpoint, and removes the migration's files (runs, input, artifacts).
+ * A deleted migration's uploaded dump and filestore go too; a stopped one keeps them: its next run fetches them again.
+ */
+async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pick<RecordedEvent, 'id' | 'metadata'>, deleted: boolean): Promise<void> {
   const { state } = await aggregateStream(env.store, migrationDecider, migrationStream(slug));
   if (state.status === 'none') return;
   // The working instances of its runs go too: they show a result that no longer exists.
@@ -87,6 +91,7 @@ async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pic
   await databases.drop(snapshotName(state.workingDatabase));
   await databases.drop(state.workingDatabase);
   await env.blobs.deletePrefix(`migrations/${slug}`);
+  if (deleted && state.input.mode === 'upload') await env.blobs.deletePrefix(uploadKeys(state.input.uploadId).prefix);
   await rm(migrationDir(env.dataDir, slug), { recursive: true, force: true });
   env.logger.info({ slug }, 'migration work removed');
 }
