@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '#shared/http/errors.ts';
+import type { MigrationHistoryOut, MigrationStateAsOfOut } from './migrations/migrationHistoryOut.ts';
 
 /** The body of `POST /internal/instances` (schemas/api/InstanceCreate.v1.json). */
 export interface InstanceCreateBody {
@@ -88,6 +89,14 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     return payload;
   }
 
+  /** A read the control-plane answers from the event store (the audit history), for the acting user. */
+  async function get(path: string, actorId: string): Promise<Response> {
+    const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${serviceToken}`, 'x-forja-actor': actorId }, signal: AbortSignal.timeout(15_000) });
+    if (response.ok) return response;
+    const payload = (await response.json().catch(() => ({}))) as { detail?: string | ValidationIssue[] };
+    throw new CommandRefused(response.status, payload.detail ?? `control-plane answered ${response.status}`);
+  }
+
   return {
     verifyPassword: (email: string, password: string) => post<{ user_id: string; email: string; role: string }>('/internal/auth/verify', { email, password }),
     signInFromIdentityProvider: (email: string) => post<{ user_id: string; email: string; role: string }>('/internal/users/oidc', { email }),
@@ -107,6 +116,11 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     resolveMigrationGate: (actorId: string, slug: string, number: number, decision: 'approve' | 'reject', note: string) =>
       post<{ number: number }>(`${migrationPath(slug)}/runs/${number}/resume`, { decision, ...(note ? { note } : {}) }, actorId),
     deleteMigration: (actorId: string, slug: string, confirmName: string) => post<{ slug: string }>(`${migrationPath(slug)}/delete`, { confirm_name: confirmName }, actorId),
+    migrationHistory: async (actorId: string, slug: string, filters: Record<string, string>) =>
+      (await get(`${migrationPath(slug)}/history?${new URLSearchParams(filters).toString()}`, actorId)).json() as Promise<MigrationHistoryOut>,
+    migrationStateAsOf: async (actorId: string, slug: string, position: number) => (await get(`${migrationPath(slug)}/history/${position}`, actorId)).json() as Promise<MigrationStateAsOfOut>,
+    /** The hash-chained JSON-lines export, as the control-plane answered it (headers included). */
+    migrationHistoryExport: (actorId: string, slug: string) => get(`${migrationPath(slug)}/history.jsonl`, actorId),
     /** Lints and saves a recipe (admin): `key` to edit, `flavor` and `stem` to create; lint errors come back as a 422 with lines. */
     saveRecipe: (actorId: string, body: { yaml: string; key?: string; flavor?: string; stem?: string }) =>
       post<{ key: string; version: number; changed: boolean }>('/internal/recipes/save', body, actorId),

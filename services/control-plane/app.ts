@@ -10,6 +10,7 @@ import { instanceApi } from './instances/instance.api.ts';
 import { instanceInternal } from './instances/instance.internal.ts';
 import { migrationApi } from './migrations/migration.api.ts';
 import { migrationInternal } from './migrations/migration.internal.ts';
+import { migrationHistoryApi } from './migrations/history/migrationHistory.api.ts';
 import { recipeApi } from './migrations/recipe.api.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
@@ -38,6 +39,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   projectApi(router, ctx);
   instanceApi(router, ctx);
   migrationApi(router, ctx);
+  migrationHistoryApi(router, ctx);
   recipeApi(router, ctx);
   identityInternal(router, ctx);
   projectInternal(router, ctx);

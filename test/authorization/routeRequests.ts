@@ -20,7 +20,7 @@ export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): s
 /** The route's path with real values for its parameters. */
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
-  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', flavor: 'community', stem: '16.0-17.0' };
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0' };
   return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);

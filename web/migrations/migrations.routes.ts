@@ -8,6 +8,7 @@ import { route } from '../http/route.ts';
 import { actorOf, pageNumber, queryString } from '../instances/instanceRequest.ts';
 import { migrationActionRoutes } from './migrationActions.routes.ts';
 import { migrationFormRoutes } from './migrationForm.routes.ts';
+import { migrationHistoryRoutes } from './migrationHistory.routes.ts';
 import { showMigration, showRun } from './migrationPage.ts';
 import { migrationLogRoutes } from './migrationLogs.routes.ts';
 import { STATUS_TONE } from './migrationView.ts';
@@ -46,6 +47,7 @@ export function migrationRoutes(router: Router, ctx: WebContext): void {
   migrationFormRoutes(router, ctx);
   route(router, 'GET', '/migrations/:slug', (req: Request, res: Response) => showMigration(ctx, req, res));
   route(router, 'GET', '/migrations/:slug/runs/:number', (req: Request, res: Response) => showRun(ctx, req, res));
+  migrationHistoryRoutes(router, ctx);
   migrationActionRoutes(router, ctx);
   migrationLogRoutes(router, ctx);
 }

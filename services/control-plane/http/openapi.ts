@@ -41,6 +41,9 @@ export const operations: readonly Operation[] = [
   { method: 'get', path: '/api/v1/migrations/{slug}/runs', summary: 'The migration’s runs, most recent first', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut', array: true }, errors: [404, 422] },
   { method: 'get', path: '/api/v1/migrations/{slug}/runs/{number}', summary: 'One run with its steps', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'RunOut' }, errors: [404, 422] },
   { method: 'get', path: '/api/v1/migrations/{slug}/artifacts/{artifact_id}', summary: 'Download an artifact of a run (dump, backup, filestore, report), streamed; its sha256 in X-Content-SHA256', tag: 'migrations', security: 'basic', ok: { status: 200, text: 'application/octet-stream' }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/history', summary: 'Every event of the migration’s stream in order (not the read models), filtered by `run`, `actor` and `type`; a deleted migration’s for admins only', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationHistoryOut' }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/history.jsonl', summary: 'The history as JSON lines, hash-chained (`hash = sha256(prev_hash + RFC 8785 JSON of the event)`), for `npm run audit -- verify`; the last hash in X-Chain-Head', tag: 'migrations', security: 'basic', ok: { status: 200, text: 'application/x-ndjson' }, errors: [404, 422] },
+  { method: 'get', path: '/api/v1/migrations/{slug}/history/{position}', summary: 'The migration as of its event at `position` (its version in the stream): the stream folded up to it by the domain’s decider', tag: 'migrations', security: 'basic', ok: { status: 200, schema: 'MigrationStateAsOfOut' }, errors: [404, 422] },
   { method: 'post', path: '/api/v1/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate the run waits at (approve or reject, with an optional note)', tag: 'migrations', security: 'basic', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
   { method: 'get', path: '/api/v1/recipes', summary: 'Every migration recipe, broken ones included, linted with today’s rules, with the migrations that took each version', tag: 'recipes', security: 'basic', ok: { status: 200, schema: 'RecipeOut', array: true } },
   { method: 'get', path: '/api/v1/recipes/{flavor}/{stem}', summary: 'One recipe with its YAML', tag: 'recipes', security: 'basic', ok: { status: 200, schema: 'RecipeOut' }, errors: [404, 422] },
@@ -63,11 +66,22 @@ export const operations: readonly Operation[] = [
   { method: 'post', path: '/internal/migrations/{slug}/resume', summary: 'Resume a paused run for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/runs/{number}/resume', summary: 'Resolve the manual gate a run waits at, decided by the acting user', tag: 'internal', security: 'service', body: 'GateDecision', ok: { status: 200, schema: 'RunOut' }, errors: [403, 404, 409, 422] },
   { method: 'post', path: '/internal/recipes/save', summary: 'Save a recipe for the acting admin: `key` to edit, `flavor` and `stem` to create', tag: 'internal', security: 'service', body: 'RecipeSave', ok: { status: 200 }, errors: [403, 404, 409, 422] },
+  { method: 'get', path: '/internal/migrations/{slug}/history', summary: 'A migration’s history for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationHistoryOut' }, errors: [403, 404, 422] },
+  { method: 'get', path: '/internal/migrations/{slug}/history.jsonl', summary: 'A migration’s hash-chained history export for the acting user', tag: 'internal', security: 'service', ok: { status: 200, text: 'application/x-ndjson' }, errors: [403, 404, 422] },
+  { method: 'get', path: '/internal/migrations/{slug}/history/{position}', summary: 'A migration as of one of its events, for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationStateAsOfOut' }, errors: [403, 404, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/delete', summary: 'Delete a migration, confirmed by its name', tag: 'internal', security: 'service', body: 'MigrationDelete', ok: { status: 200 }, errors: [403, 404, 422] },
   { method: 'post', path: '/internal/migrations/{slug}/stop', summary: 'Take a migration back to draft for the acting user', tag: 'internal', security: 'service', ok: { status: 200, schema: 'MigrationOut' }, errors: [403, 404, 409, 422] },
 ];
 
+const HISTORY_FILTERS = [
+  { name: 'run', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'only the events of this run' },
+  { name: 'actor', in: 'query', required: false, schema: { type: 'string', maxLength: 254 }, description: 'a user’s e-mail or id, or `system`' },
+  { name: 'type', in: 'query', required: false, schema: { type: 'string', pattern: '^[A-Za-z]{1,100}$' }, description: 'an event type, such as `MigrationRunRequested`' },
+];
+
 const QUERY: Record<string, unknown[]> = {
+  '/api/v1/migrations/{slug}/history': HISTORY_FILTERS,
+  '/internal/migrations/{slug}/history': HISTORY_FILTERS,
   '/api/v1/projects': [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }],
   '/api/v1/migrations': [
     { name: 'status_filter', in: 'query', required: false, schema: { type: 'string', enum: ['', ...MIGRATION_STATUSES], default: '' } },
@@ -80,7 +94,7 @@ const QUERY: Record<string, unknown[]> = {
 };
 
 const ERROR_TEXT: Record<number, string> = { 400: 'Unreadable push payload', 413: 'Payload too large', 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RecipeOut', 'RecipeSave', 'RecipeText', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
+const SCHEMAS = ['Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationHistoryOut', 'MigrationOut', 'MigrationStateAsOfOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RecipeOut', 'RecipeSave', 'RecipeText', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {
@@ -99,6 +113,7 @@ export function openApiDocument(): Record<string, unknown> {
     const numberParam = [
       ...(op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
       ...(op.path.includes('{artifact_id}') ? [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
+      ...(op.path.includes('{position}') ? [{ name: 'position', in: 'path', required: true, schema: { type: 'integer', minimum: 1 }, description: 'the event’s version in the stream' }] : []),
       ...(op.path.includes('{flavor}') ? [{ name: 'flavor', in: 'path', required: true, schema: { type: 'string', enum: ['community', 'enterprise'] } }] : []),
       ...(op.path.includes('{stem}') ? [{ name: 'stem', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,3}\\.0-[0-9]{1,3}\\.0$' }, description: '`<origin>-<destination>`' }] : []),
     ];

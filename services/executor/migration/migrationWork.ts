@@ -22,6 +22,9 @@ import { workingInstanceSlug } from './steps/instance.ts';
 
 const EXECUTOR_ID = `${hostname()}:${process.pid}`;
 
+/** A system event's metadata naming this machine, so a migration's history shows which executor host decided each step. */
+const executorMetadata = (causedBy: Pick<RecordedEvent, 'id' | 'metadata'>) => ({ ...systemMetadata({ via: 'executor', causedBy }), host: hostname() });
+
 /** Events on `work.migration` that mean "run (or go on with) this job". */
 const RUN_EVENTS = new Set(['MigrationRunRequested', 'MigrationJobResumed', 'MigrationGateResolved']);
 /** Events on `work.migration` that mean "remove what the migration's runs made". */
@@ -58,7 +61,7 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
       bus: env.bus,
       jobId: data.jobId,
       executor: EXECUTOR_ID,
-      metadata: () => systemMetadata({ via: 'executor', causedBy }),
+      metadata: () => executorMetadata(causedBy),
       signal,
       working: () => message.working(),
       checkMs: Math.min(env.heartbeatMs, 2000),
@@ -79,7 +82,7 @@ async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pic
   for (let number = 1; number <= state.lastNumber; number++) {
     const instance = workingInstanceSlug(slug, number);
     const command = { type: 'RequestAction' as const, action: 'destroy' as const, jobId: randomUUID(), reason: 'user' as const };
-    await handleCommand(env.store, instanceDecider, instanceStream(instance), command, { metadata: systemMetadata({ via: 'executor', causedBy }) }).catch((error: unknown) => {
+    await handleCommand(env.store, instanceDecider, instanceStream(instance), command, { metadata: executorMetadata(causedBy) }).catch((error: unknown) => {
       if (!(error instanceof DomainError)) throw error; // none, or destroyed already
     });
   }

@@ -59,6 +59,13 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('GET', '/api/v1/migrations/:slug/runs', 'viewer'),
   controlPlane('GET', '/api/v1/migrations/:slug/runs/:number', 'viewer'),
   controlPlane('GET', '/api/v1/migrations/:slug/artifacts/:artifact_id', 'viewer'),
+  // The audit history reads the event stream; a deleted migration's is an admin's (404 for others).
+  controlPlane('GET', '/api/v1/migrations/:slug/history', 'viewer'),
+  controlPlane('GET', '/api/v1/migrations/:slug/history.jsonl', 'viewer'),
+  controlPlane('GET', '/api/v1/migrations/:slug/history/:position', 'viewer'),
+  controlPlane('GET', '/internal/migrations/:slug/history', 'service', 'viewer'),
+  controlPlane('GET', '/internal/migrations/:slug/history.jsonl', 'service', 'viewer'),
+  controlPlane('GET', '/internal/migrations/:slug/history/:position', 'service', 'viewer'),
   controlPlane('POST', '/api/v1/migrations/:slug/runs/:number/resume', 'developer'),
   // Web's migration commands; stop last of them, then the API's (the authorization walk needs the
   // migration's run until the end).
@@ -126,6 +133,9 @@ export const authorizationTable: readonly RouteRule[] = [
   web('GET', '/migrations/:slug/runs/:number/logs/stream', 'viewer'),
   web('GET', '/migrations/:slug/runs/:number/logs/download', 'viewer'),
   web('GET', '/migrations/:slug/artifacts/:artifact_id/download', 'viewer'),
+  web('GET', '/migrations/:slug/history', 'viewer'),
+  web('GET', '/migrations/:slug/history.jsonl', 'viewer'),
+  web('GET', '/migrations/:slug/history/:position', 'viewer'),
   web('POST', '/migrations/:slug/run', 'developer'),
   web('POST', '/migrations/:slug/run-anyway', 'developer'),
   web('POST', '/migrations/:slug/pause', 'developer'),
