@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { MigrationDetailDb } from './erpMigrations/migrationDetail.table.ts';
+import type { MigrationRunReportsDb } from './erpMigrations/migrationRunReports.table.ts';
 import type { MigrationRunsDb } from './erpMigrations/migrationRuns.table.ts';
 import type { MigrationRunStepsDb } from './erpMigrations/migrationRunSteps.table.ts';
 import type { InstanceDetailDb } from './instances/instanceDetail.table.ts';
@@ -34,6 +35,7 @@ export interface ReadModelDatabase
     MigrationDetailDb,
     MigrationRunsDb,
     MigrationRunStepsDb,
+    MigrationRunReportsDb,
     MigrationNoticeOutboxDb,
     RecipesDb {}
 

@@ -116,6 +116,9 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     resolveMigrationGate: (actorId: string, slug: string, number: number, decision: 'approve' | 'reject', note: string) =>
       post<{ number: number }>(`${migrationPath(slug)}/runs/${number}/resume`, { decision, ...(note ? { note } : {}) }, actorId),
     deleteMigration: (actorId: string, slug: string, confirmName: string) => post<{ slug: string }>(`${migrationPath(slug)}/delete`, { confirm_name: confirmName }, actorId),
+    /** The run's PDF report, generated now and registered as its artifact (schemas/api/ArtifactOut.v1.json). */
+    generateMigrationReport: (actorId: string, slug: string, number: number) =>
+      post<{ id: number; run: number; name: string; bytes: number; sha256: string }>(`${migrationPath(slug)}/runs/${number}/report`, {}, actorId),
     migrationHistory: async (actorId: string, slug: string, filters: Record<string, string>) =>
       (await get(`${migrationPath(slug)}/history?${new URLSearchParams(filters).toString()}`, actorId)).json() as Promise<MigrationHistoryOut>,
     migrationStateAsOf: async (actorId: string, slug: string, position: number) => (await get(`${migrationPath(slug)}/history/${position}`, actorId)).json() as Promise<MigrationStateAsOfOut>,

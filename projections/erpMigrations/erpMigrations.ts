@@ -6,9 +6,10 @@ import { checkpointOf, failedInPreflight, MIGRATION_WORKFLOW_PREFIX, statusOf, t
 import type { ReadModelDatabase, ReadModelTransaction } from '../readModel.ts';
 import type { Projection } from '../runner/projection.ts';
 import { draftRow, editedColumns } from './migrationDetail.ts';
+import { addRunReport, deleteRunReports } from './migrationRunReports.ts';
 import { runOf, stepColumns, stepLabels, type MigrationRunRow, type MigrationRunStepRow } from './migrationRuns.ts';
 
-const MIGRATION_OWN_EVENT_TYPES = ['MigrationCreated', 'MigrationEdited', 'MigrationRunRequested', 'MigrationStopped', 'MigrationDeleted'] as const;
+const MIGRATION_OWN_EVENT_TYPES = ['MigrationCreated', 'MigrationEdited', 'MigrationRunRequested', 'MigrationStopped', 'MigrationDeleted', 'MigrationReportGenerated'] as const;
 
 /**
  * The migration detail, its runs and their steps, kept by one projection: a migration's status is
@@ -20,7 +21,7 @@ const MIGRATION_OWN_EVENT_TYPES = ['MigrationCreated', 'MigrationEdited', 'Migra
 export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
   name: 'erp_migrations',
   eventTypes: [...MIGRATION_OWN_EVENT_TYPES, ...WORKFLOW_EVENT_TYPES.map((type) => prefixed(MIGRATION_WORKFLOW_PREFIX, type))],
-  tables: ['migration_detail', 'migration_runs', 'migration_run_steps'],
+  tables: ['migration_detail', 'migration_runs', 'migration_run_steps', 'migration_run_reports'],
   async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     const batch: BatchRuns = new Map();
     for (const recorded of events) {
@@ -54,6 +55,9 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
           batch.clear();
           await deleteRuns(trx, slug);
           await trx.deleteFrom('migration_detail').where('slug', '=', slug).execute();
+          break;
+        case 'MigrationReportGenerated':
+          await addRunReport(trx, event.data, at);
           break;
         // The workflow's events were applied above.
         case 'MigrationStepStarted':
@@ -91,6 +95,7 @@ async function recordFetchedInput(trx: ReadModelTransaction, slug: string, compl
 }
 
 async function deleteRuns(trx: ReadModelTransaction, slug: string): Promise<void> {
+  await deleteRunReports(trx, slug);
   await trx.deleteFrom('migration_run_steps').where('slug', '=', slug).execute();
   await trx.deleteFrom('migration_runs').where('slug', '=', slug).execute();
 }

@@ -4,6 +4,7 @@ import type { JobState, StepState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
 import type { ReadModel } from '../readModel.ts';
 import type { MigrationRunsTable } from './migrationRuns.table.ts';
+import { runReports } from './migrationRunReports.ts';
 import type { MigrationRunStepsTable, MigrationStepStatus } from './migrationRunSteps.table.ts';
 
 export type MigrationRunRow = Selectable<MigrationRunsTable>;
@@ -93,7 +94,7 @@ function stepState(row: MigrationRunStepRow): StepState {
 
 /** A file a run produced (a step's `artifact` fact), as the API and web list it. */
 export interface RunArtifact {
-  /** Unique within the migration: run number × 1000 + the step's position in the plan. */
+  /** Unique within the migration: run number × 1000 + the step's position in the plan; a report generated on demand counts down from run number × 1000 + 999. */
   id: number;
   kind: string;
   name: string;
@@ -113,9 +114,11 @@ const artifactOf = (number: number, step: MigrationRunStepRow): RunArtifact | nu
   return { id: number * 1000 + step.position, kind: artifact.kind, name: artifact.name, key: artifact.key, bytes: artifact.bytes, sha256: artifact.sha256, erp_version: erpVersion, created_at: step.ended_at ?? new Date(0) };
 };
 
-/** The artifacts of a run, in plan order. */
-export async function runArtifacts(db: ReadModel, run: Pick<MigrationRunRow, 'job_id' | 'number'>): Promise<RunArtifact[]> {
-  return (await runSteps(db, run.job_id)).map((step) => artifactOf(run.number, step)).filter((artifact): artifact is RunArtifact => artifact !== null);
+/** The artifacts of a run: its steps', in plan order, then the reports generated on demand, oldest first. */
+export async function runArtifacts(db: ReadModel, run: Pick<MigrationRunRow, 'slug' | 'job_id' | 'number'>): Promise<RunArtifact[]> {
+  const made = (await runSteps(db, run.job_id)).map((step) => artifactOf(run.number, step)).filter((artifact): artifact is RunArtifact => artifact !== null);
+  const reports = (await runReports(db, run.slug, run.number)).map(({ artifact_id, name, key, bytes, sha256, created_at }) => ({ id: artifact_id, kind: 'report', name, key, bytes, sha256, erp_version: null, created_at }));
+  return [...made, ...reports];
 }
 
 /** One artifact of a migration by its id, or undefined. */

@@ -10,6 +10,7 @@ import * as instanceDetailRuntimeFacts from './20261123_0007_instance_detail_run
 import * as projectWebhookNonce from './20261124_0008_project_webhook_nonce.ts';
 import * as erpMigrations from './20261125_0009_erp_migrations.ts';
 import * as migrationNoticeOutbox from './20261126_0010_migration_notice_outbox.ts';
+import * as migrationRunReports from './20261126_0011_migration_run_reports.ts';
 import * as recipes from './20261126_0010_recipes.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
@@ -24,6 +25,7 @@ export const readModelMigrations = {
   '20261124_0008_project_webhook_nonce': projectWebhookNonce,
   '20261125_0009_erp_migrations': erpMigrations,
   '20261126_0010_migration_notice_outbox': migrationNoticeOutbox,
+  '20261126_0011_migration_run_reports': migrationRunReports,
   '20261126_0010_recipes': recipes,
 };
 

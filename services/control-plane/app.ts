@@ -10,6 +10,7 @@ import { instanceApi } from './instances/instance.api.ts';
 import { instanceInternal } from './instances/instance.internal.ts';
 import { migrationApi } from './migrations/migration.api.ts';
 import { migrationInternal } from './migrations/migration.internal.ts';
+import { migrationReportApi } from './migrations/migrationReport.api.ts';
 import { migrationHistoryApi } from './migrations/history/migrationHistory.api.ts';
 import { recipeApi } from './migrations/recipe.api.ts';
 import { projectApi } from './projects/project.api.ts';
@@ -39,6 +40,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   projectApi(router, ctx);
   instanceApi(router, ctx);
   migrationApi(router, ctx);
+  migrationReportApi(router, ctx);
   migrationHistoryApi(router, ctx);
   recipeApi(router, ctx);
   identityInternal(router, ctx);

@@ -80,6 +80,8 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /api/v1/migrations/:slug/resume': () => ({}),
   'control-plane POST /api/v1/migrations/:slug/stop': () => ({}),
   'control-plane POST /api/v1/migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  // Any run that exists may be reported on: the walk's queued run gets a PDF each time it is allowed.
+  'control-plane POST /api/v1/migrations/:slug/runs/:number/report': () => ({}),
   // Web's migration commands, in the same order and to the same effect on the walk's queued migration
   // (web first): a run refused with 409, pause and resume back and forth, no gate. Web's stop is
   // refused (its box not ticked) so the run stays for the control-plane's walk; the internal stop,
@@ -91,6 +93,7 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/migrations/:slug/pause': () => ({}),
   'control-plane POST /internal/migrations/:slug/resume': () => ({}),
   'control-plane POST /internal/migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  'control-plane POST /internal/migrations/:slug/runs/:number/report': () => ({}),
   'control-plane POST /internal/migrations/:slug/delete': () => ({ confirm_name: 'not the name' }),
   'control-plane POST /internal/migrations/:slug/stop': () => ({}),
   'web POST /migrations/new': () => ({ name: unique('web migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),
@@ -100,6 +103,7 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'web POST /migrations/:slug/pause': () => ({}),
   'web POST /migrations/:slug/resume': () => ({}),
   'web POST /migrations/:slug/runs/:number/resume': () => ({ decision: 'approve' }),
+  'web POST /migrations/:slug/runs/:number/report': () => ({}),
   'web POST /migrations/:slug/stop': () => ({}),
   'web POST /migrations/:slug/delete': () => ({ confirm_name: 'not the name' }),
 };

@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
-import type { JobState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
 import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
 import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
@@ -14,7 +13,6 @@ import { backup } from '#services/executor/migration/steps/backup.ts';
 import { restoreCheckpoint, snapshotName, takeCheckpoint } from '#services/executor/migration/steps/checkpoint.ts';
 import { dump } from '#services/executor/migration/steps/dump.ts';
 import { filestoreArchive } from '#services/executor/migration/steps/filestoreArchive.ts';
-import { report } from '#services/executor/migration/steps/report.ts';
 import { sql as sqlStep } from '#services/executor/migration/steps/sql.ts';
 import { uninstall } from '#services/executor/migration/steps/uninstall.ts';
 import { testCluster } from '#test/support/postgres.ts';
@@ -184,40 +182,6 @@ describe('executor: migration steps that change the database or make artifacts',
       writeFileSync(copy, await bytesOf(await blobs.get(`migrations/${context.migration.slug}/runs/1/filestore_result.tar.gz`)));
       expect(bsdtar(['-tzf', copy]).split('\n')).to.include(`./${work}/ab/ab12`);
       expect(existsSync(join(context.paths.run, 'filestore_result.tar.gz'))).to.equal(false);
-    });
-  });
-
-  describe('report', () => {
-    it('stores a plain-text summary of the migration and each step of the run', async () => {
-      const plan = [planned('fetch', 'fetch'), planned('restore', 'restore'), planned('backup_origin', 'backup'), planned('views', 'check'), planned('upgrade', 'erp'), planned('report', 'report')];
-      const job = (made: JobState): JobState => ({
-        ...made,
-        status: 'running',
-        steps: {
-          ...made.steps,
-          fetch: { status: 'reused', attempts: 0, facts: { bytes: 1234, sha256: 'f'.repeat(64) } },
-          restore: { status: 'completed', attempts: 2, facts: { format: 'custom', database: work } },
-          backup_origin: { status: 'completed', attempts: 1, facts: { artifact: { kind: 'backup', name: 'backup_origin.dump', key: 'k', bytes: 99, sha256: 'b'.repeat(64) } } },
-          views: { status: 'completed', attempts: 1, facts: { rows: 2, warnings: ['check views: expected 0 row(s), found 2 row(s)'] } },
-          upgrade: { status: 'failed', attempts: 1, error: 'the ERP exited with 1', retryable: true },
-          report: { status: 'running', attempts: 1, attemptId: undefined, executor: undefined },
-        },
-      });
-      const { context } = contextFor(plan.at(-1)!, { plan, job, runNumber: 4 });
-      const outcome = await report(context);
-      expect(outcome).to.have.nested.property('facts.artifact.kind', 'report');
-      expect(outcome).to.have.nested.property('facts.artifact.name', 'report.txt');
-      const text = (await bytesOf(await blobs.get(`migrations/${context.migration.slug}/runs/4/report.txt`))).toString();
-      expect(text)
-        .to.include(`Migration:        Acme 16 to 17 (${context.migration.slug})`)
-        .and.include('Route:            16.0 -> 17.0, community, engine openupgrade, purpose test')
-        .and.include('Run:              4\n')
-        .and.match(/fetch +fetch +reused: \{"bytes":1234/)
-        .and.match(/restore +restore +completed, 2 attempts: \{"format":"custom"/)
-        .and.match(/backup_origin +backup +completed: artifact backup_origin\.dump, 99 bytes, sha256 b{64}/)
-        .and.match(/views +check +completed: \{"rows":2\}; WARNING check views: expected 0 row\(s\), found 2 row\(s\)/)
-        .and.match(/upgrade +erp +failed \(retryable\): the ERP exited with 1/)
-        .and.match(/report +report +running \(this report\)/);
     });
   });
 });

@@ -160,7 +160,7 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     }
     expect(requests, 'the dump was downloaded once').to.equal(1);
     const runDirectory = join(platform.config.FORJA_DATA_DIR, 'migrations', slug, 'runs', '1');
-    for (const artifact of ['dump_result.dump', 'filestore_result.tar.gz', 'report.txt', 'backup_origin.dump']) {
+    for (const artifact of ['dump_result.dump', 'filestore_result.tar.gz', 'report.pdf', 'backup_origin.dump']) {
       expect(existsSync(join(runDirectory, artifact)), `artifact ${artifact} stored`).to.equal(true);
     }
     const { artifacts } = (await (await call(`/api/v1/migrations/${slug}/runs/1`)).json()) as { artifacts: Array<{ id: number; kind: string; name: string; bytes: number; sha256: string }> };

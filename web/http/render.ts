@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { WebContext } from '../context.ts';
 import { csrfToken } from './csrf.ts';
+import type { FlashLink } from './session.ts';
 
 /** Whether to answer with a fragment: htmx asked for one (not a boosted navigation or a history restore). */
 export function wantsPartial(req: Request): boolean {
@@ -30,9 +31,9 @@ export function render(ctx: WebContext, req: Request, res: Response, page: strin
   );
 }
 
-/** A message shown once on the next page. */
-export function flash(req: Request, kind: 'success' | 'error' | 'info', text: string): void {
-  req.session.flash = [...(req.session.flash ?? []), { kind, text }];
+/** A message shown once on the next page, with a link when it offers one. */
+export function flash(req: Request, kind: 'success' | 'error' | 'info', text: string, link?: FlashLink): void {
+  req.session.flash = [...(req.session.flash ?? []), { kind, text, ...(link ? { link } : {}) }];
 }
 
 /**

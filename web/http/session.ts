@@ -5,12 +5,20 @@ import type { Request } from 'express';
 import { sql, type Kysely } from 'kysely';
 import type { Pool } from '#shared/db.ts';
 
+/** A link a flash message offers (a file just made, to download). */
+export interface FlashLink {
+  href: string;
+  text: string;
+  /** Served as a download, not a page htmx would swap in. */
+  download?: boolean;
+}
+
 declare module 'express-session' {
   interface SessionData {
     userId: string;
     csrfToken: string;
     /** `aboutJob`: shown with the job's status where a page has one (see `jobFlash`). */
-    flash: Array<{ kind: 'success' | 'error' | 'info'; text: string; aboutJob?: boolean }>;
+    flash: Array<{ kind: 'success' | 'error' | 'info'; text: string; aboutJob?: boolean; link?: FlashLink }>;
     /** The identity-provider flow in progress: checked on the callback, then dropped. */
     oidc: { state: string; nonce: string; codeVerifier: string; next: string };
   }

@@ -11,6 +11,7 @@ import { migrationFormRoutes } from './migrationForm.routes.ts';
 import { migrationHistoryRoutes } from './migrationHistory.routes.ts';
 import { showMigration, showRun } from './migrationPage.ts';
 import { migrationLogRoutes } from './migrationLogs.routes.ts';
+import { migrationReportRoutes } from './migrationReport.routes.ts';
 import { STATUS_TONE } from './migrationView.ts';
 
 const PAGE_SIZE = 20;
@@ -50,4 +51,5 @@ export function migrationRoutes(router: Router, ctx: WebContext): void {
   migrationHistoryRoutes(router, ctx);
   migrationActionRoutes(router, ctx);
   migrationLogRoutes(router, ctx);
+  migrationReportRoutes(router, ctx);
 }

@@ -24,6 +24,7 @@ import type { JobBinding } from '../jobs/stepEnvironment.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext, WorkingInstances } from './migrationStepContext.ts';
+import { emailsFromUserStreams } from './userEmails.ts';
 import { ensureMigrationProject } from './migrationProject.ts';
 
 /** What the executor gives migration runs. */
@@ -143,6 +144,7 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
     blobs: env.blobs,
     pull: env.pull,
     filestoreLimits: env.filestoreLimits,
+    records: { store: env.store, blobs: env.blobs, emailsOf: (actors) => emailsFromUserStreams(env.store, actors) },
     instances: workingInstances(env, run),
     log,
     toolLog,

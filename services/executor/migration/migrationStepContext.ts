@@ -5,6 +5,7 @@ import type { PlannedStep } from '#shared/workflow/plan.ts';
 import type { StepOutcome } from '#shared/workflow/stepOutcome.ts';
 import type { InstanceSettings } from '#services/instances/domain/instance.ts';
 import type { LiveMigration, Run } from '#services/migrations/domain/migration.ts';
+import type { ReportSources } from '#services/migrations/report/runReport.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import type { ErpRunSpec, Runtime } from '../runtime/runtime.ts';
@@ -48,6 +49,8 @@ export interface MigrationStepContext {
   pull: PullSettings;
   /** How far the input's filestore (a backup's `filestore/`, an uploaded archive) may expand (FORJA_FILESTORE_MAX_*). */
   filestoreLimits: FilestoreLimits;
+  /** What the `report` step reads besides the run's state: the migration's recorded events (times, actors), their e-mails, the run log. */
+  records: ReportSources;
   /** Working instances of the result (the `instance` step). */
   instances: WorkingInstances;
   /** The run's own log (`forja:` lines an operator follows). */

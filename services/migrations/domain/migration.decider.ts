@@ -18,6 +18,7 @@ import {
   type RunRequest,
 } from './migration.ts';
 import { editableFields, migrationActionView, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
+import { registerReport, type ReportFile } from './migrationReports.ts';
 
 /**
  * Commands on one migration: the operator's (through the control-plane) and the executor's step
@@ -34,6 +35,8 @@ export type MigrationCommand =
   | { type: 'ResolveRunGate'; number: number; decision: 'approved' | 'rejected'; by: string; note?: string }
   | { type: 'StopMigration' }
   | { type: 'DeleteMigration'; confirmName: string }
+  /** A PDF report of run `number`, already stored, becomes one of its artifacts. */
+  | { type: 'RegisterReport'; number: number; file: ReportFile; by: string }
   | Exclude<WorkflowCommand, { type: 'PauseJob' | 'ResumeJob' | 'CancelJob' | 'ResolveGate' }>;
 
 export class MigrationSlugTakenError extends DomainError {
@@ -162,6 +165,8 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
     case 'DeleteMigration':
       if (command.confirmName.trim() !== migration.name) throw new DomainError(`type the migration's name (${migration.name}) to delete it`, 'invalid');
       return [...cancelLiveRun(migration, 'delete'), { type: 'MigrationDeleted', data: { slug } }];
+    case 'RegisterReport':
+      return registerReport(migration, command.number, command.file, command.by);
     case 'StartStep':
     case 'CompleteStep':
     case 'FailStep':

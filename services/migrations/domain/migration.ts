@@ -85,6 +85,20 @@ export interface RunRequest {
 
 type WithRun<T> = T & { slug: string; number: number };
 
+/**
+ * A PDF report of a run made on demand (not by a step of the run), registered as that run's
+ * artifact. Its id comes from `reportArtifactId` (migrationReports.ts).
+ */
+export interface ReportArtifact {
+  id: number;
+  kind: 'report';
+  name: string;
+  /** Where it is in blob storage: `migrations/<slug>/runs/<n>/<name>`. */
+  key: string;
+  bytes: number;
+  sha256: string;
+}
+
 export type MigrationEvent =
   | { type: 'MigrationCreated'; data: MigrationSettings }
   | { type: 'MigrationEdited'; data: { slug: string; changes: MigrationChanges } }
@@ -102,6 +116,8 @@ export type MigrationEvent =
   | { type: 'MigrationJobCancelled'; data: WithRun<JobCancelledData> }
   /** Back to draft: runs dropped, working databases, instances and files removed by the executor. */
   | { type: 'MigrationStopped'; data: { slug: string; runs: number[] } }
+  /** `by`: the user who asked for the report. */
+  | { type: 'MigrationReportGenerated'; data: { slug: string; number: number; artifact: ReportArtifact; by: string } }
   | { type: 'MigrationDeleted'; data: { slug: string } };
 
 /** The workflow events' prefix in the migration stream (`MigrationStepStarted`, …). */
@@ -113,6 +129,8 @@ export interface Run {
   job: JobState;
   resumedFrom: number | null;
   skipPreflight: boolean;
+  /** Reports generated on demand for this run, oldest first; absent when there are none. */
+  reports?: readonly ReportArtifact[];
 }
 
 export type LiveMigration = MigrationSettings & {
@@ -199,6 +217,10 @@ export function evolveMigration(state: MigrationState, event: MigrationEvent): M
     }
     case 'MigrationStopped':
       return { ...state, runs: [], status: 'draft' };
+    case 'MigrationReportGenerated': {
+      const { number, artifact } = event.data;
+      return { ...state, runs: state.runs.map((run) => (run.number === number ? { ...run, reports: [...(run.reports ?? []), artifact] } : run)) };
+    }
     case 'MigrationDeleted':
       return { ...state, deleted: true };
     // The workflow's events were folded above.

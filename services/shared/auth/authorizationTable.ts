@@ -67,6 +67,7 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('GET', '/internal/migrations/:slug/history.jsonl', 'service', 'viewer'),
   controlPlane('GET', '/internal/migrations/:slug/history/:position', 'service', 'viewer'),
   controlPlane('POST', '/api/v1/migrations/:slug/runs/:number/resume', 'developer'),
+  controlPlane('POST', '/api/v1/migrations/:slug/runs/:number/report', 'developer'),
   // Web's migration commands; stop last of them, then the API's (the authorization walk needs the
   // migration's run until the end).
   controlPlane('POST', '/internal/migrations', 'service', 'developer'),
@@ -76,6 +77,7 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('POST', '/internal/migrations/:slug/pause', 'service', 'developer'),
   controlPlane('POST', '/internal/migrations/:slug/resume', 'service', 'developer'),
   controlPlane('POST', '/internal/migrations/:slug/runs/:number/resume', 'service', 'developer'),
+  controlPlane('POST', '/internal/migrations/:slug/runs/:number/report', 'service', 'developer'),
   controlPlane('POST', '/internal/migrations/:slug/delete', 'service', 'developer'),
   controlPlane('POST', '/internal/migrations/:slug/stop', 'service', 'developer'),
   controlPlane('POST', '/api/v1/migrations/:slug/stop', 'developer'),
@@ -141,6 +143,7 @@ export const authorizationTable: readonly RouteRule[] = [
   web('POST', '/migrations/:slug/pause', 'developer'),
   web('POST', '/migrations/:slug/resume', 'developer'),
   web('POST', '/migrations/:slug/runs/:number/resume', 'developer'),
+  web('POST', '/migrations/:slug/runs/:number/report', 'developer'),
   web('POST', '/migrations/:slug/stop', 'developer'),
   web('POST', '/migrations/:slug/delete', 'developer'),
 ];
