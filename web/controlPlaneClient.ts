@@ -42,6 +42,19 @@ export interface MigrationCreateBody {
 /** The body of `POST /internal/migrations/{slug}/edit` (schemas/api/MigrationEdit.v1.json). */
 export type MigrationEditBody = Partial<Omit<MigrationCreateBody, 'name' | 'pull_url' | 'upload' | 'contract'>> & { contract?: string | null };
 
+/** What web shows of a resync (schemas/api/ResyncOut.v1.json). */
+export interface ResyncOut {
+  slug: string;
+  up_to_date: boolean;
+  from: { key: string; sha256: string };
+  to: { key: string; sha256: string } | null;
+  current_error: string | null;
+  blocked: string | null;
+  steps: Array<{ id: string; kind: string; change: 'added' | 'removed' | 'changed' | 'same'; fields: string[] }>;
+  diff: string;
+  adopt: { reuse: string[]; checkpoint: string | null; restore_again: boolean; resumes: boolean } | null;
+}
+
 /** What web reads of a MigrationOut (schemas/api/MigrationOut.v1.json). */
 export interface MigrationOut {
   slug: string;
@@ -124,6 +137,9 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     migrationStateAsOf: async (actorId: string, slug: string, position: number) => (await get(`${migrationPath(slug)}/history/${position}`, actorId)).json() as Promise<MigrationStateAsOfOut>,
     /** The hash-chained JSON-lines export, as the control-plane answered it (headers included). */
     migrationHistoryExport: (actorId: string, slug: string) => get(`${migrationPath(slug)}/history.jsonl`, actorId),
+    /** The migration's recipe snapshot against the current recipe (schemas/api/ResyncOut.v1.json). */
+    migrationResync: async (actorId: string, slug: string) => (await get(`${migrationPath(slug)}/resync`, actorId)).json() as Promise<ResyncOut>,
+    resyncMigration: (actorId: string, slug: string, decision: 'adopt' | 'keep') => post<MigrationOut>(`${migrationPath(slug)}/resync`, { decision }, actorId),
     /** Lints and saves a recipe (admin): `key` to edit, `flavor` and `stem` to create; lint errors come back as a 422 with lines. */
     saveRecipe: (actorId: string, body: { yaml: string; key?: string; flavor?: string; stem?: string }) =>
       post<{ key: string; version: number; changed: boolean }>('/internal/recipes/save', body, actorId),

@@ -9,7 +9,7 @@ import { draftRow, editedColumns } from './migrationDetail.ts';
 import { addRunReport, deleteRunReports } from './migrationRunReports.ts';
 import { runOf, stepColumns, stepLabels, type MigrationRunRow, type MigrationRunStepRow } from './migrationRuns.ts';
 
-const MIGRATION_OWN_EVENT_TYPES = ['MigrationCreated', 'MigrationEdited', 'MigrationRunRequested', 'MigrationStopped', 'MigrationDeleted', 'MigrationReportGenerated'] as const;
+const MIGRATION_OWN_EVENT_TYPES = ['MigrationCreated', 'MigrationEdited', 'MigrationRunRequested', 'MigrationStopped', 'MigrationDeleted', 'MigrationReportGenerated', 'MigrationResynced'] as const;
 
 /**
  * The migration detail, its runs and their steps, kept by one projection: a migration's status is
@@ -58,6 +58,12 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
           break;
         case 'MigrationReportGenerated':
           await addRunReport(trx, event.data, at);
+          break;
+        case 'MigrationResynced':
+          // Adopting the current recipe changes the migration's snapshot; keeping it changes nothing shown.
+          if (event.data.decision === 'adopt' && event.data.recipe) {
+            await trx.updateTable('migration_detail').set({ recipe_key: event.data.recipe.key, recipe_sha256: event.data.recipe.sha256, updated_at: at }).where('slug', '=', slug).execute();
+          }
           break;
         // The workflow's events were applied above.
         case 'MigrationStepStarted':

@@ -29,7 +29,7 @@ async function recordUsage(trx: ReadModelTransaction, slug: string, name: string
 /** The recipes (current version, every version) and which migrations took which version. */
 export const recipesProjection: Projection<ReadModelDatabase> = {
   name: 'recipes',
-  eventTypes: ['RecipeSaved', 'MigrationCreated', 'MigrationEdited', 'MigrationDeleted'],
+  eventTypes: ['RecipeSaved', 'MigrationCreated', 'MigrationEdited', 'MigrationResynced', 'MigrationDeleted'],
   tables: ['recipes', 'recipe_versions', 'recipe_usage'],
   async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const recorded of events) {
@@ -64,6 +64,7 @@ export const recipesProjection: Projection<ReadModelDatabase> = {
       const event = { type: recorded.type, data: recorded.data } as MigrationEvent;
       if (event.type === 'MigrationCreated') await recordUsage(trx, event.data.slug, event.data.name, event.data.recipe.text);
       else if (event.type === 'MigrationEdited' && event.data.changes.recipe) await recordUsage(trx, event.data.slug, undefined, event.data.changes.recipe.text);
+      else if (event.type === 'MigrationResynced' && event.data.recipe) await recordUsage(trx, event.data.slug, undefined, event.data.recipe.text);
       else if (event.type === 'MigrationDeleted') await trx.deleteFrom('recipe_usage').where('slug', '=', event.data.slug).execute();
     }
   },

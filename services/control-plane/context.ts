@@ -10,6 +10,7 @@ import type { IdentityService } from './identity/identityService.ts';
 import type { InstanceService } from './instances/instanceService.ts';
 import type { MigrationService } from './migrations/migrationService.ts';
 import type { RecipeBook } from './migrations/recipeBook.ts';
+import type { MigrationResync } from './migrations/migrationResync.ts';
 import type { ProjectService } from './projects/projectService.ts';
 
 /** What the control-plane's routes work with. */
@@ -25,6 +26,8 @@ export interface ControlPlaneContext {
   migrations: MigrationService;
   /** The migration recipes' streams: read when a migration snapshots its route, saved by admins. */
   recipes: RecipeBook;
+  /** Resync: a migration's recipe snapshot against the current recipe, adopt or keep. */
+  resync: MigrationResync;
   /** Migration artifacts, streamed by the API (the executor stores them). */
   blobs: BlobStore;
   secrets: PlatformSecrets;

@@ -17,6 +17,7 @@ import { identityService } from './identity/identityService.ts';
 import { instanceService } from './instances/instanceService.ts';
 import { migrationRecipes } from './migrations/migrationRecipes.ts';
 import { recipeBook } from './migrations/recipeBook.ts';
+import { migrationResync } from './migrations/migrationResync.ts';
 import { loadRecipeFiles } from '#services/migrations/recipes/recipeFiles.ts';
 import { migrationService } from './migrations/migrationService.ts';
 import { projectService } from './projects/projectService.ts';
@@ -47,6 +48,7 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     instances: instanceService(store, projects, readModel, createFsBlobStore(config.FORJA_DATA_DIR)),
     recipes,
     migrations: migrationService(store, migrationRecipes(recipes), pullSettingsFrom(config)),
+    resync: migrationResync(store, migrationRecipes(recipes)),
     blobs: createFsBlobStore(config.FORJA_DATA_DIR),
     secrets,
     metrics,

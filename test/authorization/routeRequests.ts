@@ -67,6 +67,10 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
   // Validate only: the walk's allowed call lints and saves nothing.
   'web POST /admin/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE, action: 'validate' }),
+  // The walk's migration follows the current recipe: a decision is refused with 409 and changes nothing.
+  'control-plane POST /api/v1/migrations/:slug/resync': () => ({ decision: 'keep' }),
+  'web POST /migrations/:slug/resync': () => ({ decision: 'keep' }),
+  'control-plane POST /internal/migrations/:slug/resync': () => ({ decision: 'keep' }),
   'control-plane PUT /api/v1/recipes/:flavor/:stem': () => ({ yaml: WALK_RECIPE }),
   'control-plane POST /internal/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE }),
   'control-plane POST /api/v1/migrations': () => ({ name: unique('api migration'), origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' }),

@@ -12,6 +12,7 @@ import { migrationHistoryRoutes } from './migrationHistory.routes.ts';
 import { showMigration, showRun } from './migrationPage.ts';
 import { migrationLogRoutes } from './migrationLogs.routes.ts';
 import { migrationReportRoutes } from './migrationReport.routes.ts';
+import { migrationResyncRoutes } from './migrationResync.routes.ts';
 import { STATUS_TONE } from './migrationView.ts';
 
 const PAGE_SIZE = 20;
@@ -52,4 +53,5 @@ export function migrationRoutes(router: Router, ctx: WebContext): void {
   migrationActionRoutes(router, ctx);
   migrationLogRoutes(router, ctx);
   migrationReportRoutes(router, ctx);
+  migrationResyncRoutes(router, ctx);
 }

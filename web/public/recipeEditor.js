@@ -1,4 +1,4 @@
-/* global document */
+/* global document, getComputedStyle */
 /*
  * The recipe editor's extras; the textarea works without them. Adds a line-number gutter that
  * scrolls with the text, marks the lines lint found something on, and moves the caret to a

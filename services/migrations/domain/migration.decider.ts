@@ -14,11 +14,13 @@ import {
   type MigrationEvent,
   type MigrationSettings,
   type MigrationState,
+  type RecipeSnapshot,
   type Run,
   type RunRequest,
 } from './migration.ts';
 import { editableFields, migrationActionView, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
 import { registerReport, type ReportFile } from './migrationReports.ts';
+import type { AdoptedReuse, PlanDiffRow } from './resync.ts';
 
 /**
  * Commands on one migration: the operator's (through the control-plane) and the executor's step
@@ -37,6 +39,8 @@ export type MigrationCommand =
   | { type: 'DeleteMigration'; confirmName: string }
   /** A PDF report of run `number`, already stored, becomes one of its artifacts. */
   | { type: 'RegisterReport'; number: number; file: ReportFile; by: string }
+  /** Resync: the current recipe's snapshot and plan, the step diff and what a resume would reuse, computed by the caller. */
+  | { type: 'ResyncMigration'; decision: 'adopt' | 'keep'; recipe: RecipeSnapshot; plan: readonly PlannedStep[]; reuse: AdoptedReuse; changes: PlanDiffRow[] }
   | Exclude<WorkflowCommand, { type: 'PauseJob' | 'ResumeJob' | 'CancelJob' | 'ResolveGate' }>;
 
 export class MigrationSlugTakenError extends DomainError {
@@ -70,6 +74,30 @@ function currentRun(migration: LiveMigration, jobId: string): Run {
   return last;
 }
 
+/**
+ * The plan a run after the failed `last` follows and what it keeps of it: the failed run's own plan
+ * and everything it finished, or, after a resync adopted the current recipe, the adopted plan and
+ * only the finished steps the adopt said stay valid.
+ */
+function resumeOf(migration: LiveMigration, last: Run): { plan: readonly PlannedStep[]; reused: Record<string, object>; skipped: string[] } {
+  const { reused, skipped } = finishedSteps(last);
+  const adopted = migration.adopted;
+  if (!adopted) return { plan: last.job.plan, reused, skipped };
+  const kept = new Set(adopted.reuse);
+  return { plan: adopted.plan, reused: Object.fromEntries(Object.entries(reused).filter(([id]) => kept.has(id))), skipped: skipped.filter((id) => kept.has(id)) };
+}
+
+/** Resync refuses while a run is live: its plan cannot change under it. */
+function resync(migration: LiveMigration, command: Extract<MigrationCommand, { type: 'ResyncMigration' }>): MigrationEvent[] {
+  const live = migration.runs.at(-1);
+  if (live && !isJobEnded(live.job)) {
+    throw new DomainError(`run ${live.number} is ${live.job.status}: resync once it has ended (stop it, or let it fail or finish)`, 'conflict');
+  }
+  if (command.recipe.sha256 === migration.recipe.sha256) throw new DomainError(`the migration already follows the current recipe (${migration.recipe.key})`, 'conflict');
+  const base = { slug: migration.slug, decision: command.decision, from: { key: migration.recipe.key, sha256: migration.recipe.sha256 }, to: { key: command.recipe.key, sha256: command.recipe.sha256 }, changes: command.changes };
+  return [{ type: 'MigrationResynced', data: command.decision === 'keep' ? base : { ...base, recipe: command.recipe, plan: command.plan, reuse: command.reuse } }];
+}
+
 /** The steps a run finished: done with facts (reused by the next run) or skipped. */
 function finishedSteps(run: Run): { reused: Record<string, object>; skipped: string[] } {
   const reused: Record<string, object> = {};
@@ -91,8 +119,8 @@ function nextRun(migration: LiveMigration, command: Extract<MigrationCommand, { 
   const number = migration.lastNumber + 1;
   const base = { slug: migration.slug, number, jobId: command.jobId, skipPreflight: false };
   if (last?.job.status === 'failed') {
-    const { reused, skipped } = finishedSteps(last);
-    return { ...base, kind: 'resume', plan: last.job.plan, resumedFrom: last.number, reused, skipped, skipPreflight: last.skipPreflight };
+    const { plan, reused, skipped } = resumeOf(migration, last);
+    return { ...base, kind: 'resume', plan, resumedFrom: last.number, reused, skipped, skipPreflight: last.skipPreflight };
   }
   return { ...base, kind: 'run', plan: command.plan, resumedFrom: null, reused: {}, skipped: [] };
 }
@@ -125,15 +153,15 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
       refuse('run-anyway', migration);
       if (command.reason.trim() === '') throw new DomainError('say why the failed pre-flight may be overridden', 'invalid');
       const last = migration.runs.at(-1)!;
-      const preflight = last.job.plan.filter(isPreflight).map((step) => step.id);
       // What the failed run fetched and restored before its checks failed is reused, not redone.
-      const { reused, skipped } = finishedSteps(last);
+      const { plan, reused, skipped } = resumeOf(migration, last);
+      const preflight = plan.filter(isPreflight).map((step) => step.id);
       const request: RunRequest = {
         slug,
         number: migration.lastNumber + 1,
         jobId: command.jobId,
         kind: 'run-anyway',
-        plan: last.job.plan,
+        plan,
         resumedFrom: last.number,
         reused: Object.fromEntries(Object.entries(reused).filter(([id]) => !preflight.includes(id))),
         skipped: [...new Set([...skipped, ...preflight])],
@@ -167,6 +195,8 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
       return [...cancelLiveRun(migration, 'delete'), { type: 'MigrationDeleted', data: { slug } }];
     case 'RegisterReport':
       return registerReport(migration, command.number, command.file, command.by);
+    case 'ResyncMigration':
+      return resync(migration, command);
     case 'StartStep':
     case 'CompleteStep':
     case 'FailStep':

@@ -1,5 +1,6 @@
 import { evolveJob, isJobEnded, isStepDone, newJob, type JobState, type StepState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
+import type { AdoptedReuse, PlanDiffRow } from './resync.ts';
 import {
   asWorkflowEvent,
   type GateReachedData,
@@ -118,7 +119,30 @@ export type MigrationEvent =
   | { type: 'MigrationStopped'; data: { slug: string; runs: number[] } }
   /** `by`: the user who asked for the report. */
   | { type: 'MigrationReportGenerated'; data: { slug: string; number: number; artifact: ReportArtifact; by: string } }
+  /** The recipe resync decided (`adopt` carries the new snapshot, its plan and what a resume of the failed run keeps). */
+  | { type: 'MigrationResynced'; data: ResyncData }
   | { type: 'MigrationDeleted'; data: { slug: string } };
+
+/** A resync's decision: the snapshot it compared, the current recipe, and the steps that differ. */
+export interface ResyncData {
+  slug: string;
+  decision: 'adopt' | 'keep';
+  from: { key: string; sha256: string };
+  to: { key: string; sha256: string };
+  /** The steps that differ (added, removed, changed with their fields); unchanged ones left out. */
+  changes: PlanDiffRow[];
+  /** adopt: the current recipe, snapshotted. */
+  recipe?: RecipeSnapshot;
+  /** adopt: the plan it makes, and what the next resume of the failed run reuses of it. */
+  plan?: readonly PlannedStep[];
+  reuse?: AdoptedReuse;
+}
+
+/** After an adopt, until the next run: the plan a resume follows and the steps of the failed run it keeps. */
+export interface AdoptedPlan {
+  plan: readonly PlannedStep[];
+  reuse: readonly string[];
+}
 
 /** The workflow events' prefix in the migration stream (`MigrationStepStarted`, …). */
 export const MIGRATION_WORKFLOW_PREFIX = 'Migration';
@@ -139,6 +163,8 @@ export type LiveMigration = MigrationSettings & {
   /** Run numbers given so far: numbers are never reused, not even after a stop. */
   lastNumber: number;
   deleted: boolean;
+  /** Set by a resync that adopted the current recipe after a failed run; the next run takes it. */
+  adopted?: AdoptedPlan | null;
 };
 
 export type MigrationState = { status: 'none' } | LiveMigration;
@@ -213,10 +239,16 @@ export function evolveMigration(state: MigrationState, event: MigrationEvent): M
     case 'MigrationRunRequested': {
       const run: Run = { number: event.data.number, kind: event.data.kind, job: runJob(event.data), resumedFrom: event.data.resumedFrom, skipPreflight: event.data.skipPreflight };
       const runs = [...state.runs, run];
-      return { ...state, runs, lastNumber: Math.max(state.lastNumber, event.data.number), status: statusOf(runs) };
+      return { ...state, runs, lastNumber: Math.max(state.lastNumber, event.data.number), status: statusOf(runs), adopted: null };
     }
     case 'MigrationStopped':
-      return { ...state, runs: [], status: 'draft' };
+      return { ...state, runs: [], status: 'draft', adopted: null };
+    case 'MigrationResynced': {
+      const { decision, recipe, plan, reuse } = event.data;
+      if (decision === 'keep' || !recipe) return state;
+      const failed = state.runs.at(-1)?.job.status === 'failed';
+      return { ...state, recipe, adopted: failed && plan ? { plan, reuse: reuse?.reuse ?? [] } : null };
+    }
     case 'MigrationReportGenerated': {
       const { number, artifact } = event.data;
       return { ...state, runs: state.runs.map((run) => (run.number === number ? { ...run, reports: [...(run.reports ?? []), artifact] } : run)) };
