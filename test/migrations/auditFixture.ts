@@ -1,23 +1,13 @@
 import type { AuditEvent } from '#services/migrations/audit/auditChain.ts';
 import type { MigrationEvent, MigrationSettings } from '#services/migrations/domain/migration.ts';
 import { planStep } from '#shared/workflow/plan.ts';
+import { migrationSettings } from '#test/support/migrationSettings.ts';
 
 /** A migration's history as events of its stream: created, a run that fails its pre-flight, run-anyway, a gate approved, success. */
 export const SLUG = 'audit-acme';
-const settings: MigrationSettings = {
-  slug: SLUG,
-  name: 'Audit Acme',
-  origin: '16.0',
-  destination: '17.0',
-  flavor: 'community',
-  engine: 'openupgrade',
-  purpose: 'test',
-  contract: null,
-  notifyTo: ['ana@example.com'],
-  input: { mode: 'pull', pullUrl: 'https://files.example.com/acme.dump' },
-  recipe: { key: 'community.16.0-17.0', sha256: 'a'.repeat(64), text: 'format: 1' },
-  workingDatabase: 'forja_mig_audit_acme',
-};
+
+const settings: MigrationSettings = migrationSettings({ slug: SLUG, name: 'Audit Acme', notifyTo: ['ana@example.com'], workingDatabase: 'forja_mig_audit_acme' });
+
 const PLAN = [planStep('space', { params: { phase: 'preflight' } }), planStep('fetch'), planStep('approve', { params: { message: 'Looks right?' } }), planStep('upgrade')];
 const run = (number: number, jobId: string) => ({ slug: SLUG, number, jobId });
 

@@ -7,21 +7,9 @@ import { checkpointOf, type LiveMigration, type MigrationEvent, type MigrationSe
 import { allowedMigrationActions, migrationActionView } from '#services/migrations/domain/migrationActions.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
+import { migrationSettings } from '#test/support/migrationSettings.ts';
 
-const settings: MigrationSettings = {
-  slug: 'acme-17',
-  name: 'Acme to 17',
-  origin: '16.0',
-  destination: '17.0',
-  flavor: 'community',
-  engine: 'openupgrade',
-  purpose: 'test',
-  contract: null,
-  notifyTo: [],
-  input: { mode: 'pull', pullUrl: 'https://files.example.com/acme.dump' },
-  recipe: { key: 'community.16.0-17.0', sha256: 'a'.repeat(64), text: 'format: 1' },
-  workingDatabase: 'forja_mig_acme_17',
-};
+const settings: MigrationSettings = migrationSettings();
 const PLAN = [planStep('space', { params: { phase: 'preflight' } }), planStep('fetch'), planStep('restore'), planStep('upgrade'), planStep('verify')];
 const created: MigrationEvent = { type: 'MigrationCreated', data: settings };
 const requested = (number: number, jobId: string, extra: Partial<Extract<MigrationEvent, { type: 'MigrationRunRequested' }>['data']> = {}): MigrationEvent => ({

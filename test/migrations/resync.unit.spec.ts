@@ -5,21 +5,9 @@ import { planStep, type PlannedStep } from '#shared/workflow/plan.ts';
 import { migrationDecider } from '#services/migrations/domain/migration.decider.ts';
 import type { LiveMigration, MigrationEvent, MigrationSettings } from '#services/migrations/domain/migration.ts';
 import { planDiff, reuseAfterAdopt } from '#services/migrations/domain/resync.ts';
+import { migrationSettings } from '#test/support/migrationSettings.ts';
 
-const settings: MigrationSettings = {
-  slug: 'acme',
-  name: 'Acme',
-  origin: '16.0',
-  destination: '17.0',
-  flavor: 'community',
-  engine: 'openupgrade',
-  purpose: 'test',
-  contract: null,
-  notifyTo: [],
-  input: { mode: 'pull', pullUrl: 'https://files.example.com/acme.dump' },
-  recipe: { key: 'community.16.0-17.0', sha256: 'a'.repeat(64), text: 'old' },
-  workingDatabase: 'forja_mig_acme',
-};
+const settings: MigrationSettings = migrationSettings({ slug: 'acme', name: 'Acme', recipe: { key: 'community.16.0-17.0', sha256: 'a'.repeat(64), text: 'old' }, workingDatabase: 'forja_mig_acme' });
 /** A planned step whose kind differs from its id. */
 const step = (id: string, type: string, extra: Partial<PlannedStep> = {}): PlannedStep => ({ id, type, params: {}, ...extra });
 const OLD: PlannedStep[] = [planStep('space', { params: { phase: 'preflight' } }), planStep('fetch'), planStep('restore'), step('cleanup', 'sql', { params: { sql: 'a' } }), step('upgrade', 'erp', {}), step('verify', 'check', {})];

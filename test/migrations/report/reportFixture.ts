@@ -1,26 +1,14 @@
 import { evolveMigration, initialMigrationState, type LiveMigration, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
 import type { RecordedMigrationEvent } from '#services/migrations/report/runHistory.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
+import { migrationSettings } from '#test/support/migrationSettings.ts';
 
 export const ANA = 'user-ana-0001';
 export const LUIS = 'user-luis-0002';
 export const EMAILS = { [ANA]: 'ana@example.com', [LUIS]: 'luis@example.com' };
 export const DUMP_SHA = 'd'.repeat(32) + 'e'.repeat(32);
 
-export const SETTINGS: MigrationSettings = {
-  slug: 'acme-17',
-  name: 'Acme Distribución S.A.',
-  origin: '16.0',
-  destination: '17.0',
-  flavor: 'community',
-  engine: 'openupgrade',
-  purpose: 'production',
-  contract: null,
-  notifyTo: [],
-  input: { mode: 'pull', pullUrl: 'https://files.example.com/acme.dump' },
-  recipe: { key: 'community.16.0-17.0', sha256: 'a1b2c3d4'.repeat(8), text: 'format: 1' },
-  workingDatabase: 'forja_mig_acme_17',
-};
+export const SETTINGS: MigrationSettings = migrationSettings({ name: 'Acme Distribución S.A.', purpose: 'production', recipe: { key: 'community.16.0-17.0', sha256: 'a1b2c3d4'.repeat(8), text: 'format: 1' } });
 
 export const PLAN: PlannedStep[] = [
   { id: 'fetch', type: 'fetch', params: { title: 'Download the database' } },
