@@ -20,7 +20,7 @@ import type { JobEnvironment } from './jobs/jobRunner.ts';
 import { recoverAfterRestart, stopErpServers } from './platformLifecycle.ts';
 import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
-import { checkoutCommit, resolveBranchHead } from './source/gitSource.ts';
+import { checkoutCommit, resolveBranchHead } from '#shared/git/gitSource.ts';
 import { consumeWork } from './workConsumers.ts';
 import type { MigrationEnvironment } from './migration/migrationHost.ts';
 import { migrationWork } from './migration/migrationWork.ts';

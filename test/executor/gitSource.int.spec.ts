@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { checkoutCommit as checkoutAnyhow, GitSourceError, resolveBranchHead as resolveAnyhow, type GitOptions } from '#services/executor/source/gitSource.ts';
+import { checkoutCommit as checkoutAnyhow, GitSourceError, resolveBranchHead as resolveAnyhow, type GitOptions } from '#shared/git/gitSource.ts';
 import { commitAndPush, createBareRepo, git, pushCommit, serveOverGitProtocol, type BareRepo } from '#test/support/bareRepo.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
-import { groupMembers } from '#services/executor/processGroup.ts';
+import { groupMembers } from '#shared/platform/processGroup.ts';
 import { erpAccount } from '#services/executor/runtime/erpAccount.ts';
 import { oneShotPidFilePath, oneShotRecordOf, readOneShotFile, writePidFile } from '#services/executor/runtime/process/pidFile.ts';
 import { ProcessRuntime } from '#services/executor/runtime/process/processRuntime.ts';

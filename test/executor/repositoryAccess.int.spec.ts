@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { checkoutCommit, GitSourceError, resolveBranchHead, type GitOptions } from '#services/executor/source/gitSource.ts';
+import { checkoutCommit, GitSourceError, resolveBranchHead, type GitOptions } from '#shared/git/gitSource.ts';
 import { commitAndPush, createBareRepo, git } from '#test/support/bareRepo.ts';
 import { runDir } from '#test/support/runDir.ts';
 

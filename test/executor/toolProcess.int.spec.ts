@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runTool, startTool } from '#services/executor/database/toolProcess.ts';
-import { signalGroup } from '#services/executor/processGroup.ts';
+import { signalGroup } from '#shared/platform/processGroup.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { memoryLog } from './fixtures/databaseFixtures.ts';

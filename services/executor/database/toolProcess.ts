@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { abortError } from '../abortError.ts';
-import { ABORT_GRACE_MS, stopGroupOnAbort } from '../processGroup.ts';
+import { ABORT_GRACE_MS, stopGroupOnAbort } from '#shared/platform/processGroup.ts';
 import { logLine } from './logLine.ts';
 
 /** How many of a tool's last stderr lines an error carries. */

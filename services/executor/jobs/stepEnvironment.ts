@@ -6,7 +6,7 @@ import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
 
-/** Git operations for the source steps (services/executor/source). */
+/** Git operations for the source steps (services/shared/git). */
 export interface SourceControl {
   resolveBranchHead(repo: string, branch: string): Promise<string>;
   checkout(repo: string, branch: string, commit: string, dir: string): Promise<string>;

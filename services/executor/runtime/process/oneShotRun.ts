@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { abortError } from '../../abortError.ts';
 import { fileSize, logTail } from '../../logTail.ts';
-import { groupMembers, terminateGroup } from '../../processGroup.ts';
+import { groupMembers, terminateGroup } from '#shared/platform/processGroup.ts';
 import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
 import { erpArgs } from './erpCommand.ts';
 import { spawnErp } from './erpProcess.ts';

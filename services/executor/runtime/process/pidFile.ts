@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instanceDir } from '#shared/platform/dataPaths.ts';
-import { groupMembers, processOwner, processStartTime } from '../../processGroup.ts';
+import { groupMembers, processOwner, processStartTime } from '#shared/platform/processGroup.ts';
 
 /**
  * What the process runtime records about a running ERP server in the instance's folder, so a

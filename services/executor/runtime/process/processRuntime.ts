@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
 import { erpAccount, handFoldersTo } from '../erpAccount.ts';
-import { ABORT_GRACE_MS, signalGroup } from '../../processGroup.ts';
+import { ABORT_GRACE_MS, signalGroup } from '#shared/platform/processGroup.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
 import { spawnErp, waitUntilGone } from './erpProcess.ts';

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { realpath } from 'node:fs/promises';
-import { addressProblem, gitAccessProblem, hostIsAddress, hostListedByName, localRepositoryProblem, type GitAccess } from '#shared/git/gitAccess.ts';
-import { gitTarget } from '#shared/git/gitTarget.ts';
+import { addressProblem, gitAccessProblem, hostIsAddress, hostListedByName, localRepositoryProblem, type GitAccess } from './gitAccess.ts';
+import { gitTarget } from './gitTarget.ts';
 import { GitSourceError, maskCredentials, type GitOptions, type HostLookup } from './gitCommand.ts';
 
 /** No local repositories, public hosts only: what git may read when nobody said more. */

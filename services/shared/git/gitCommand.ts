@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import type { GitAccess } from '#shared/git/gitAccess.ts';
-import { gitTarget } from '#shared/git/gitTarget.ts';
-import { stopGroupOnAbort } from '../processGroup.ts';
+import type { GitAccess } from './gitAccess.ts';
+import { gitTarget } from './gitTarget.ts';
+import { stopGroupOnAbort } from '../platform/processGroup.ts';
 
 /** How the executor's git calls run. Every field is optional. */
 export interface GitOptions {
