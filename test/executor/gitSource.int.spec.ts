@@ -64,12 +64,12 @@ describe('the executor’s git source', function () {
       expect(error.message).to.equal(`branch nope not found in ${bare.url}`);
     });
 
-    it('says only that a repository cannot be read, leaving git’s words to the instance log', async () => {
+    it('says in its own words what kind of failure it was, leaving git’s words to the instance log', async () => {
       const missing = `file://${tmpdir()}/forja-nonexistent/repo.git`;
       const { log, text } = logStream();
       const error = await failure(resolveBranchHead(missing, 'main', { log }));
-      expect(error.kind).to.equal('unreadable');
-      expect(error.message).to.equal(`could not reach the repository ${missing} (see the instance log)`);
+      expect(error.kind).to.equal('not_found');
+      expect(error.message).to.equal(`the repository ${missing} was not found: check the URL (hosts also answer "not found" to a private repository)`);
       expect(text()).to.include(`fatal: '${tmpdir()}/forja-nonexistent/repo.git' does not appear to be a git repository`);
     });
 
@@ -81,7 +81,7 @@ describe('the executor’s git source', function () {
 
     it('masks credentials in what it reports', async () => {
       const error = await failure(resolveBranchHead('https://deploy:s3cret@127.0.0.1:1/repo.git', 'main', { timeoutMs: 10_000 }));
-      expect(error.kind).to.equal('unreadable');
+      expect(error.kind).to.equal('unreachable');
       expect(error.message).to.not.include('s3cret');
       expect(error.message).to.include('https://***@127.0.0.1:1/repo.git');
     });
@@ -129,12 +129,38 @@ describe('the executor’s git source', function () {
       await writeFile(join(bin, 'ssh'), `#!/bin/sh\necho "$GIT_TERMINAL_PROMPT $*" >> '${record}'\necho 'ssh: connect to host 127.0.0.1 port 1: Connection refused' >&2\nexit 255\n`, { mode: 0o755 });
       const ssh = { keyFiles: ['/keys/deploy-a', '/keys/deploy-b'], knownHostsFile: '/keys/known_hosts' };
       const error = await failure(resolveBranchHead('ssh://git@127.0.0.1:1/acme/erp.git', 'main', { ssh, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }));
-      expect(error.kind).to.equal('unreadable');
-      expect(error.message).to.equal('could not reach the repository ssh://git@127.0.0.1:1/acme/erp.git (see the instance log)');
+      expect(error.kind).to.equal('unreachable');
+      expect(error.message).to.equal('could not connect to the host of the repository ssh://git@127.0.0.1:1/acme/erp.git: check its host name and port, and that the platform can reach it');
       const call = (await readFile(record, 'utf8')).trim();
       expect(call).to.match(
         /^0 -i \/keys\/deploy-a -i \/keys\/deploy-b -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=\/keys\/known_hosts .*-p 1 git@127\.0\.0\.1 git-upload-pack '\/acme\/erp\.git'$/,
       );
+    });
+
+    it('with a host check, asks it about every ssh host first and lets ssh trust only the known_hosts file, offering no key when given none', async () => {
+      const bin = runDir('fake-ssh');
+      const record = join(bin, 'calls.txt');
+      await writeFile(join(bin, 'ssh'), `#!/bin/sh\necho "$*" >> '${record}'\necho 'Permission denied (publickey).' >&2\nexit 255\n`, { mode: 0o755 });
+      const checked: unknown[] = [];
+      const ssh = { keyFiles: [], knownHostsFile: '/keys/known_hosts', checkHost: async (target: { host: string; port: number }) => void checked.push(target) };
+      const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}` };
+      const error = await failure(resolveBranchHead('git@127.0.0.1:acme/erp.git', 'main', { ssh, env }));
+      expect(error.kind).to.equal('auth_failed');
+      expect(error.message).to.equal("the repository refused the project's SSH keys: add the public key of one of them as a deploy key of git@127.0.0.1:acme/erp.git");
+      expect(checked).to.deep.equal([{ host: '127.0.0.1', port: 22 }]);
+      expect((await readFile(record, 'utf8')).trim()).to.match(
+        /^-o IdentityFile=none -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\/keys\/known_hosts -o GlobalKnownHostsFile=\/dev\/null -o UpdateHostKeys=no .*git@127\.0\.0\.1 git-upload-pack 'acme\/erp\.git'$/,
+      );
+    });
+
+    it('runs no git when the host check refuses, and checks no host of a non-ssh repository', async () => {
+      const { log, text } = logStream();
+      const refusal = new GitSourceError('host_key_changed', 'not the pinned key');
+      const ssh = { keyFiles: [], knownHostsFile: '/keys/known_hosts', checkHost: () => Promise.reject(refusal) };
+      expect(await failure(resolveBranchHead('ssh://git@127.0.0.1:2222/acme/erp.git', 'main', { ssh, log }))).to.equal(refusal);
+      expect(await failure(checkoutCommit('ssh://git@127.0.0.1:2222/acme/erp.git', 'main', 'a'.repeat(40), join(runDir('checkout'), 'src'), { ssh, log }))).to.equal(refusal);
+      expect(text(), 'git never ran').to.equal('');
+      expect(await resolveBranchHead(bare.url, 'main', { ssh })).to.match(/^[0-9a-f]{40}$/);
     });
 
     it('refuses key paths ssh or the shell would misread', async () => {

@@ -164,7 +164,7 @@ describe('what the executor’s git may read (issue 10, item 8)', function () {
       for (const allowHosts of [['git.corp.example'], ['10.0.0.0/8']]) {
         const ssh = await fakeSsh();
         const error = await failure(resolveBranchHead('git@git.corp.example:acme/erp.git', 'main', { lookup, env: ssh.env, access: { fileRoots: [], allowHosts } }));
-        expect(error.kind, allowHosts[0]).to.equal('unreadable');
+        expect(error.kind, allowHosts[0]).to.equal('unreachable');
         expect(await ssh.called(), `${allowHosts[0]}: git ran`).to.equal(true);
       }
     });

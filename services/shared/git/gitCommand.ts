@@ -8,8 +8,8 @@ import { stopGroupOnAbort } from '../platform/processGroup.ts';
 export interface GitOptions {
   /** Added to git's environment. Cannot turn the terminal prompt back on. */
   env?: Record<string, string>;
-  /** Private keys for ssh URLs, offered in order and only they; host keys are learnt on first use into `knownHostsFile`. */
-  ssh?: { keyFiles: readonly string[]; knownHostsFile: string };
+  /** Private keys for ssh URLs and where host keys come from (see SshOptions). */
+  ssh?: SshOptions;
   /** Limit for the whole operation (every git call it makes), default 10 minutes. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -21,14 +21,40 @@ export interface GitOptions {
   lookup?: HostLookup;
 }
 
+/**
+ * How git's ssh runs. The keys in `keyFiles` are offered in order, and only they (none at all
+ * when the list is empty). Without `checkHost`, host keys are learnt on first use into
+ * `knownHostsFile`; with it, ssh accepts only the keys already in that file, and every ssh host
+ * (the repository's and each submodule's) is handed to `checkHost` after the access check and
+ * before git contacts it: that is where a host key is pinned or compared (sshSession.ts).
+ */
+export interface SshOptions {
+  keyFiles: readonly string[];
+  knownHostsFile: string;
+  /** Rejects (GitSourceError) when git must not talk to the host; its known keys are in `knownHostsFile` when it resolves. */
+  checkHost?: (target: { host: string; port: number }) => Promise<void>;
+}
+
 /** Every address a host name resolves to (resolving only; nothing connects). */
 export type HostLookup = (host: string) => Promise<string[]>;
 
-export type GitSourceErrorKind = 'invalid' | 'branch_not_found' | 'unreadable' | 'commit_missing' | 'timeout' | 'aborted' | 'failed';
+export type GitSourceErrorKind =
+  | 'invalid'
+  | 'branch_not_found'
+  | 'commit_missing'
+  | 'auth_failed'
+  | 'host_key_changed'
+  | 'not_found'
+  | 'unreachable'
+  | 'unreadable'
+  | 'timeout'
+  | 'aborted'
+  | 'failed';
 
 /**
- * Why a git operation failed. `branch_not_found`, `commit_missing` and `invalid` will fail again
- * on a retry; `unreadable` (network, credentials) and `failed` may not.
+ * Why a git operation failed. `branch_not_found`, `commit_missing`, `invalid`, `auth_failed`,
+ * `host_key_changed` and `not_found` will fail again on a retry until someone changes something;
+ * `unreachable`, `timeout`, `unreadable` (git's words did not tell which) and `failed` may not.
  */
 export class GitSourceError extends Error {
   override readonly name = 'GitSourceError';
@@ -86,13 +112,18 @@ const PLAIN_PATH = /^\/[\w@+=,./-]*$/;
 /**
  * git runs GIT_SSH_COMMAND through a shell and ssh expands `%` and splits its options on spaces,
  * so the paths must be plain absolute paths; BatchMode makes a passphrase fail instead of asking.
+ * No key file means no key: without `IdentityFile=none` ssh would offer the platform user's own.
+ * With `checkHost`, only the pinned keys count: no learning, no system-wide known_hosts.
  */
-export function sshCommand(ssh: NonNullable<GitOptions['ssh']>): string {
+export function sshCommand(ssh: SshOptions): string {
   for (const path of [...ssh.keyFiles, ssh.knownHostsFile]) {
     if (!PLAIN_PATH.test(path)) throw new GitSourceError('invalid', `ssh key and known-hosts paths must be absolute, with letters, digits and . _ - / @ + = , only: ${path}`);
   }
-  const keys = ssh.keyFiles.flatMap((file) => ['-i', `'${file}'`]);
-  return ['ssh', ...keys, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `'UserKnownHostsFile=${ssh.knownHostsFile}'`].join(' ');
+  const keys = ssh.keyFiles.length > 0 ? ssh.keyFiles.flatMap((file) => ['-i', `'${file}'`]) : ['-o', 'IdentityFile=none'];
+  const hostKeys = ssh.checkHost
+    ? ['-o', 'StrictHostKeyChecking=yes', '-o', `'UserKnownHostsFile=${ssh.knownHostsFile}'`, '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'UpdateHostKeys=no']
+    : ['-o', 'StrictHostKeyChecking=accept-new', '-o', `'UserKnownHostsFile=${ssh.knownHostsFile}'`];
+  return ['ssh', ...keys, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', ...hostKeys].join(' ');
 }
 
 /** Hides tokens in URLs: all of an http(s) user part (`https://token@…`), the password of any other (`ssh://git:pw@…`). */

@@ -1,15 +1,17 @@
 import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { gitEnv, GitSourceError, isLocalRepository, maskCredentials, operationSignal, runGit, type GitOptions, type GitResult } from './gitCommand.ts';
-import { assertRepositoryAllowed, assertSubmoduleAllowed } from './repositoryAccess.ts';
+import { classifyRemoteFailure, remoteFailure } from './gitFailure.ts';
+import { assertRepositoryAllowed, assertSubmoduleAllowed, checkSshHost } from './repositoryAccess.ts';
 
-export { GitSourceError, type GitOptions, type GitSourceErrorKind } from './gitCommand.ts';
+export { GitSourceError, type GitOptions, type GitSourceErrorKind, type SshOptions } from './gitCommand.ts';
 
 /** The commit sha `refs/heads/<branch>` of `repoUrl` points at now. */
 export async function resolveBranchHead(repoUrl: string, branch: string, options: GitOptions = {}): Promise<string> {
   checkUrl(repoUrl);
   checkBranch(branch);
   await assertRepositoryAllowed(repoUrl, options);
+  await checkSshHost(repoUrl, options);
   const git = gitIn(repoUrl, options, operationSignal(options))(undefined);
   const ref = `refs/heads/${branch}`;
   // ls-remote matches patterns against the ends of ref names: keep only the exact ref.
@@ -35,6 +37,7 @@ export async function checkoutCommit(repoUrl: string, branch: string, commit: st
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new GitSourceError('invalid', `not a full commit sha: ${commit}`);
   if (!isAbsolute(dir) || resolve(dir) === '/') throw new GitSourceError('invalid', `the checkout folder must be an absolute path below /: ${dir}`);
   await assertRepositoryAllowed(repoUrl, options);
+  await checkSshHost(repoUrl, options);
   const gitAt = gitIn(repoUrl, options, operationSignal(options));
   const git = gitAt(dir);
   const move = () => moveTo(repoUrl, branch, commit, dir, gitAt, options);
@@ -42,7 +45,7 @@ export async function checkoutCommit(repoUrl: string, branch: string, commit: st
     try {
       return await move();
     } catch (error) {
-      if (!(error instanceof GitSourceError) || !['failed', 'unreadable'].includes(error.kind)) throw error;
+      if (!(error instanceof GitSourceError) || !['failed', 'unreadable', 'unreachable'].includes(error.kind)) throw error;
       options.log?.write(`reusing ${dir} failed (${error.message}); checking out afresh\n`);
     }
   }
@@ -94,7 +97,8 @@ const MAX_SUBMODULE_DEPTH = 8;
 /**
  * Checks out the submodules of the work tree at `dir`, level by level rather than with git's
  * `--recursive`, so that every submodule's URL (as git resolved it against its parent) passes the
- * same access check as the repository before git fetches it.
+ * same access check (and host-key check) as the repository before git fetches it, and one by one,
+ * so that a failure names the submodule.
  */
 async function checkoutSubmodules(dir: string, repoUrl: string, gitAt: GitAt, options: GitOptions, depth = 0): Promise<void> {
   if (!(await exists(join(dir, '.gitmodules')))) return;
@@ -103,12 +107,19 @@ async function checkoutSubmodules(dir: string, repoUrl: string, gitAt: GitAt, op
   await git(['submodule', 'sync', '-q']);
   await git(['submodule', 'init', '-q']);
   const paths = configEntries(await git(['config', '-z', '--file', '.gitmodules', '--get-regexp', '^submodule\\..+\\.path$'], [1]));
-  for (const { key } of paths) {
+  const submodules: Array<{ path: string; url: string }> = [];
+  for (const { key, value } of paths) {
     const name = key.slice('submodule.'.length, -'.path'.length);
     const url = (await git(['config', '--local', '--get', `submodule.${name}.url`], [1])).stdout.trim();
-    if (url) await assertSubmoduleAllowed(url, repoUrl, options);
+    // git skips an entry without a gitlink at its path; naming it to `submodule update` would fail.
+    if (!url || !(await git(['ls-files', '-z', '--stage', '--', value])).stdout.startsWith('160000 ')) continue;
+    await assertSubmoduleAllowed(url, repoUrl, options);
+    await checkSshHost(url, options);
+    submodules.push({ path: value, url });
   }
-  await readRemote(repoUrl, () => git(['submodule', 'update', '--force', '-q']), undefined, 'a submodule of');
+  for (const { path, url } of submodules) {
+    await readRemote(url, () => git(['submodule', 'update', '--force', '-q', '--', path]), undefined, `submodule ${path} of ${maskCredentials(repoUrl)}`);
+  }
   for (const { value } of paths) {
     const submodule = resolve(dir, value);
     if (submodule.startsWith(`${dir}/`) && (await exists(join(submodule, '.git')))) await checkoutSubmodules(submodule, repoUrl, gitAt, options, depth + 1);
@@ -126,19 +137,19 @@ function configEntries(result: GitResult): Array<{ key: string; value: string }>
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /**
- * Turns git's failure to talk to the remote into `branch_not_found`, or `unreadable` saying only
- * that: what git heard from the other end (a refused port, a service's banner) would let whoever
- * sets a URL probe what the executor can reach. git's own words are in the instance log, where
- * runGit wrote them.
+ * Turns git's failure to talk to the remote into `branch_not_found`, or the kind of failure
+ * (gitFailure.ts) in plain words and nothing more: what git heard from the other end (a refused
+ * port, a service's banner) would let whoever sets a URL probe what the executor can reach. git's
+ * own words are in the instance log, where runGit wrote them.
  */
-async function readRemote(repoUrl: string, call: () => Promise<GitResult>, branch?: string, what = 'the repository'): Promise<GitResult> {
+async function readRemote(repoUrl: string, call: () => Promise<GitResult>, branch?: string, where?: string): Promise<GitResult> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof GitSourceError) || error.kind !== 'failed') throw error;
     const { stderr } = error;
     if (branch && /couldn't find remote ref/i.test(stderr)) throw new GitSourceError('branch_not_found', `branch ${branch} not found in ${maskCredentials(repoUrl)}`);
-    throw new GitSourceError('unreadable', `could not reach ${what} ${maskCredentials(repoUrl)} (see the instance log)`, stderr);
+    throw remoteFailure(classifyRemoteFailure(stderr), repoUrl, where, stderr);
   }
 }
 

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { realpath } from 'node:fs/promises';
 import { addressProblem, gitAccessProblem, hostIsAddress, hostListedByName, localRepositoryProblem, type GitAccess } from './gitAccess.ts';
 import { gitTarget } from './gitTarget.ts';
+import { sshEndpoint } from './sshEndpoint.ts';
 import { GitSourceError, maskCredentials, type GitOptions, type HostLookup } from './gitCommand.ts';
 
 /** No local repositories, public hosts only: what git may read when nobody said more. */
@@ -61,4 +62,13 @@ export async function assertSubmoduleAllowed(url: string, topUrl: string, option
     if (error instanceof GitSourceError) throw new GitSourceError(error.kind, `${where}: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * Hands an ssh repository's host and port to `options.ssh.checkHost` (pinning or comparing its host
+ * key) once the access check has passed and before git contacts it; nothing for other URLs.
+ */
+export async function checkSshHost(url: string, options: GitOptions): Promise<void> {
+  const endpoint = sshEndpoint(url);
+  if (endpoint && options.ssh?.checkHost) await options.ssh.checkHost(endpoint);
 }
