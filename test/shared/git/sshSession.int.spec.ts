@@ -1,10 +1,12 @@
+import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { checkoutCommit, GitSourceError, resolveBranchHead, type GitOptions } from '#shared/git/gitSource.ts';
-import { HostKeyChangedError, type HostKey } from '#shared/git/hostKeys.ts';
+import { HostKeyChangedError, scanHostKeys, type HostKey } from '#shared/git/hostKeys.ts';
 import { withSshSession, type HostKeyBook } from '#shared/git/sshSession.ts';
 import { git } from '#test/support/bareRepo.ts';
 import { runDir } from '#test/support/runDir.ts';
@@ -173,6 +175,32 @@ describe('git through ssh with a session’s keys and pinned host keys (real ssh
     const error = await failure(withSshSession([], memoryBook(), (ssh) => resolveBranchHead(closed, 'main', { ssh, access })));
     expect(error.kind).to.equal('unreachable');
     expect(error.message).to.equal("no SSH server answered at [127.0.0.1]:1: check the repository's host name and port, and that the platform can reach it");
+  });
+
+  it('bounds the host-key scan of a server that accepts connections and never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket)).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const url = `ssh://git@127.0.0.1:${port}/erp.git`;
+      const error = await failure(withSshSession([], memoryBook(), (ssh) => resolveBranchHead(url, 'main', { ssh, access }), { scanTimeoutMs: 500 }));
+      expect(error.kind).to.equal('timeout');
+      expect(error.message).to.equal(`reading the SSH host keys of [127.0.0.1]:${port} timed out`);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      expect((await failure(scanHostKeys('127.0.0.1', port, { signal: controller.signal }))).kind).to.equal('aborted');
+      expect(Date.now() - started).to.be.below(3000);
+    } finally {
+      silent.close();
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
+  it('refuses to scan what is not a host and port', async () => {
+    expect((await failure(scanHostKeys('-oProxyCommand=x', 22))).kind).to.equal('invalid');
+    expect((await failure(scanHostKeys('127.0.0.1', 0))).kind).to.equal('invalid');
   });
 
   it('refuses an identity without key text, without echoing anything of it', async () => {
