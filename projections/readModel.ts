@@ -11,6 +11,7 @@ import type { PadronLoadsDb } from './padronLoads/padronLoads.table.ts';
 import type { ProjectDetailDb } from './projects/projectDetail.table.ts';
 import type { ProjectListDb } from './projects/projectList.table.ts';
 import type { RecipesDb } from './recipes/recipes.table.ts';
+import type { SshKeysDb } from './sshKeys/sshKeys.table.ts';
 import type { CheckpointsDb } from './runner/checkpoints.table.ts';
 import type { StreamActivityDb } from './streamActivity/streamActivity.table.ts';
 import type { UsersDb } from './users/users.table.ts';
@@ -37,7 +38,8 @@ export interface ReadModelDatabase
     MigrationRunStepsDb,
     MigrationRunReportsDb,
     MigrationNoticeOutboxDb,
-    RecipesDb {}
+    RecipesDb,
+    SshKeysDb {}
 
 /** A handle on the read model: what every query function takes. A `Transaction` is one too. */
 export type ReadModel = Kysely<ReadModelDatabase>;

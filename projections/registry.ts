@@ -11,6 +11,7 @@ import { instanceJobStepsProjection } from './instances/instanceJobSteps.ts';
 import { instanceListProjection } from './instances/instanceList.ts';
 import { erpMigrationsProjection } from './erpMigrations/erpMigrations.ts';
 import { recipesProjection } from './recipes/recipes.ts';
+import { sshKeysProjection } from './sshKeys/sshKeys.ts';
 
 /** Every read model the projector keeps. */
 export const projections: readonly Projection[] = [
@@ -24,6 +25,7 @@ export const projections: readonly Projection[] = [
   instanceJobStepsProjection,
   erpMigrationsProjection,
   recipesProjection,
+  sshKeysProjection,
 ];
 
 /** Event type → work-queue subject: the events that ask an executor for work. */

@@ -15,6 +15,7 @@ import { instanceRoutes } from './instances/instances.routes.ts';
 import { migrationRoutes } from './migrations/migrations.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 import { recipeRoutes } from './recipes/recipes.routes.ts';
+import { sshKeyRoutes } from './sshKeys/sshKeys.routes.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const picoCssDir = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css');
@@ -56,6 +57,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   instanceRoutes(router, ctx);
   migrationRoutes(router, ctx);
   recipeRoutes(router, ctx);
+  sshKeyRoutes(router, ctx);
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));

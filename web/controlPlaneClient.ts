@@ -62,6 +62,23 @@ export interface MigrationOut {
   status: string;
 }
 
+/** A new keyring key (schemas/api/SshKeyCreate.v1.json). */
+export interface SshKeyCreateBody {
+  name: string;
+  generate?: boolean;
+  key_type?: 'ed25519' | 'ecdsa' | 'rsa';
+  private_key?: string;
+  passphrase?: string;
+}
+
+/** schemas/api/RepoVerifyOut.v1.json */
+export interface RepoVerifyOut {
+  ok: boolean;
+  repositories: Array<{ url: string; path: string | null; status: string; head: string | null; message: string }>;
+  keys: string[];
+  deleted_keys: string[];
+}
+
 /** What the control-plane said when it refused a command. */
 export class CommandRefused extends Error {
   override readonly name = 'CommandRefused';
@@ -86,7 +103,7 @@ export class CommandRefused extends Error {
  * read models show the change.
  */
 export function controlPlaneClient(baseUrl: string, serviceToken: string) {
-  async function post<T>(path: string, body: unknown, actorId?: string): Promise<T> {
+  async function post<T>(path: string, body: unknown, actorId?: string, timeoutMs = 15_000): Promise<T> {
     const response = await fetch(`${baseUrl}${path}`, {
       method: 'POST',
       headers: {
@@ -95,7 +112,7 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
         ...(actorId ? { 'x-forja-actor': actorId } : {}),
       },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const payload = (await response.json().catch(() => ({ detail: `control-plane answered ${response.status}` }))) as { detail?: string | ValidationIssue[] } & T;
     if (!response.ok) throw new CommandRefused(response.status, payload.detail ?? `control-plane answered ${response.status}`);
@@ -118,6 +135,13 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     rotateWebhook: (actorId: string, slug: string) => post<{ slug: string }>(`/internal/projects/${encodeURIComponent(slug)}/webhook/rotate`, {}, actorId),
     deleteProject: (actorId: string, slug: string, confirmName: string) =>
       post<{ slug: string; destroyed: string[] }>(`/internal/projects/${encodeURIComponent(slug)}/delete`, { confirm_name: confirmName }, actorId),
+    createSshKey: (actorId: string, body: SshKeyCreateBody) => post<{ id: number; name: string; fingerprint: string }>('/internal/ssh-keys', body, actorId, 60_000),
+    deleteSshKey: (actorId: string, keyId: number) => post<{ id: number }>(`/internal/ssh-keys/${keyId}/delete`, {}, actorId),
+    addProjectKey: (actorId: string, slug: string, keyId: number) => post<unknown>(`/internal/projects/${encodeURIComponent(slug)}/ssh-keys/add`, { key_id: keyId }, actorId),
+    removeProjectKey: (actorId: string, slug: string, keyId: number) => post<unknown>(`/internal/projects/${encodeURIComponent(slug)}/ssh-keys/${keyId}/remove`, {}, actorId),
+    forgetHostKey: (actorId: string, slug: string, host: string, port: number) => post<unknown>(`/internal/projects/${encodeURIComponent(slug)}/host-keys/forget`, { host, port }, actorId),
+    /** Waits as long as the control-plane's own bound on a verification (2 minutes), and a little more. */
+    verifyRepository: (actorId: string, slug: string) => post<RepoVerifyOut>(`/internal/projects/${encodeURIComponent(slug)}/repo/verify`, {}, actorId, 135_000),
     createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),
     instanceAction: (actorId: string, slug: string, action: string) => post<InstanceOut>(`/internal/instances/${encodeURIComponent(slug)}/action`, { action }, actorId),
     purgeInstances: (actorId: string) => post<{ purged: string[] }>('/internal/instances/purge', {}, actorId),

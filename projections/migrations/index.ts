@@ -12,6 +12,7 @@ import * as erpMigrations from './20261125_0009_erp_migrations.ts';
 import * as migrationNoticeOutbox from './20261126_0010_migration_notice_outbox.ts';
 import * as migrationRunReports from './20261126_0011_migration_run_reports.ts';
 import * as recipes from './20261126_0010_recipes.ts';
+import * as sshKeys from './20261127_0012_ssh_keys.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -27,6 +28,7 @@ export const readModelMigrations = {
   '20261126_0010_migration_notice_outbox': migrationNoticeOutbox,
   '20261126_0011_migration_run_reports': migrationRunReports,
   '20261126_0010_recipes': recipes,
+  '20261127_0012_ssh_keys': sshKeys,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

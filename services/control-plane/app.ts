@@ -16,6 +16,8 @@ import { recipeApi } from './migrations/recipe.api.ts';
 import { migrationResyncApi } from './migrations/migrationResync.api.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
+import { projectKeysApi } from './projects/projectKeys.api.ts';
+import { sshKeyApi } from './sshKeys/sshKey.api.ts';
 
 /** JSON bodies above this are refused with 413: no command of ours needs more. */
 const BODY_LIMIT = '64kb';
@@ -39,6 +41,8 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   operational(router, ctx);
   identityApi(router, ctx);
   projectApi(router, ctx);
+  projectKeysApi(router, ctx);
+  sshKeyApi(router, ctx);
   instanceApi(router, ctx);
   migrationApi(router, ctx);
   migrationReportApi(router, ctx);

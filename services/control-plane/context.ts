@@ -11,7 +11,9 @@ import type { InstanceService } from './instances/instanceService.ts';
 import type { MigrationService } from './migrations/migrationService.ts';
 import type { RecipeBook } from './migrations/recipeBook.ts';
 import type { MigrationResync } from './migrations/migrationResync.ts';
+import type { ProjectKeys } from './projects/projectKeys.ts';
 import type { ProjectService } from './projects/projectService.ts';
+import type { Keyring } from './sshKeys/keyring.ts';
 
 /** What the control-plane's routes work with. */
 export interface ControlPlaneContext {
@@ -22,6 +24,10 @@ export interface ControlPlaneContext {
   store: EventStore;
   identity: IdentityService;
   projects: ProjectService;
+  /** The shared SSH keyring (keys sealed in schema `secrets`, facts on `sshKey-<id>`). */
+  keyring: Keyring;
+  /** A project's SSH keys and host keys, and the verification of its repositories with them. */
+  projectKeys: ProjectKeys;
   instances: InstanceService;
   migrations: MigrationService;
   /** The migration recipes' streams: read when a migration snapshots its route, saved by admins. */

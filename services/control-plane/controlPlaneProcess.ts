@@ -10,6 +10,7 @@ import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { createSecretBox } from '#shared/secrets/secretBox.ts';
 import { migrateSecrets, passwordStore } from '#shared/secrets/secrets.ts';
+import { sshKeySecrets } from '#shared/secrets/sshKeySecrets.ts';
 import { createControlPlaneApp } from './app.ts';
 import type { ControlPlaneContext } from './context.ts';
 import { appendDurationHistogram } from './http/operational.ts';
@@ -20,7 +21,9 @@ import { recipeBook } from './migrations/recipeBook.ts';
 import { migrationResync } from './migrations/migrationResync.ts';
 import { loadRecipeFiles } from '#services/migrations/recipes/recipeFiles.ts';
 import { migrationService } from './migrations/migrationService.ts';
+import { projectKeys } from './projects/projectKeys.ts';
 import { projectService } from './projects/projectService.ts';
+import { keyring } from './sshKeys/keyring.ts';
 
 /** How long a command waits for the read models to show it before answering 503. */
 const READ_YOUR_WRITES_TIMEOUT_MS = 5000;
@@ -34,7 +37,10 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
   const appendSeconds = appendDurationHistogram({ metrics });
   const store = timedEventStore(infra.store, (seconds) => appendSeconds.observe(seconds));
   const readModel = infra.db.withSchema('read_model');
-  const projects = projectService(store, gitAccessFrom(config));
+  const gitAccess = gitAccessFrom(config);
+  const projects = projectService(store, gitAccess);
+  const keySecrets = sshKeySecrets(infra.db, createSecretBox(secrets.masterKey));
+  const keys = keyring(store, keySecrets);
   const recipes = recipeBook(store);
   // The shipped recipes start the streams nobody has saved yet; an edited recipe stays as edited.
   const seeded = await recipes.seed(await loadRecipeFiles());
@@ -45,6 +51,8 @@ export async function controlPlaneContext(...[infra, config, logger]: Parameters
     store,
     identity: identityService({ store, passwords: passwordStore(infra.db, createSecretBox(secrets.masterKey)), readModel }),
     projects,
+    keyring: keys,
+    projectKeys: projectKeys(store, keys, keySecrets, gitAccess),
     instances: instanceService(store, projects, readModel, createFsBlobStore(config.FORJA_DATA_DIR)),
     recipes,
     migrations: migrationService(store, migrationRecipes(recipes), pullSettingsFrom(config)),

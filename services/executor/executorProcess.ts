@@ -6,6 +6,10 @@ import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
+import { createSecretBox } from '#shared/secrets/secretBox.ts';
+import { migrateSecrets } from '#shared/secrets/secrets.ts';
+import { sshKeySecrets } from '#shared/secrets/sshKeySecrets.ts';
+import { projectSource } from './source/projectSource.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
 import { instanceCredentials } from './database/instanceRole.ts';
 import { copyFilestore, extractFilestore } from './database/filestore.ts';
@@ -20,7 +24,6 @@ import type { JobEnvironment } from './jobs/jobRunner.ts';
 import { recoverAfterRestart, stopErpServers } from './platformLifecycle.ts';
 import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
-import { checkoutCommit, resolveBranchHead } from '#shared/git/gitSource.ts';
 import { consumeWork } from './workConsumers.ts';
 import type { MigrationEnvironment } from './migration/migrationHost.ts';
 import { migrationWork } from './migration/migrationWork.ts';
@@ -46,6 +49,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const settings = { ...orExit(() => loadExecutorSettings()), ...overrides };
     const logger = parentLogger.child({ process: 'executor' });
     await migrateReadModel(infra.db);
+    await migrateSecrets(infra.db);
     const readModel = readModelOf(infra.db);
     const erpServer = await openErpDatabaseServer(settings.FORJA_ERP_DATABASE_URL, config.FORJA_DATA_DIR);
     const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
@@ -53,6 +57,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const gitAccess = gitAccessFrom(config);
     const { masterKey } = resolvePlatformSecrets(config);
     const credentials = (database: string) => instanceCredentials(masterKey, database);
+    const sourceDeps = { store: infra.store, secrets: sshKeySecrets(infra.db, createSecretBox(masterKey)), access: gitAccess };
     const restoreJobs = settings.FORJA_RESTORE_JOBS ?? defaultRestoreJobs();
     const env: JobEnvironment = {
       store: infra.store,
@@ -61,10 +66,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       runtime,
       tools: {
         databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, ...job }),
-        source: (log, { signal }) => ({
-          resolveBranchHead: (repo, branch) => resolveBranchHead(repo, branch, { log, access: gitAccess, signal }),
-          checkout: (repo, branch, commit, dir) => checkoutCommit(repo, branch, commit, dir, { log, access: gitAccess, signal }),
-        }),
+        source: (log, { signal }, project) => projectSource(sourceDeps, project, log, signal),
         filestore: ({ signal }) => ({
           copy: (from, to, log) => copyFilestore(from, to, log, { signal }),
           extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal }),

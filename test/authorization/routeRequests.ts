@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { RECIPE_FILES_DIR } from '#services/migrations/recipes/recipeFiles.ts';
@@ -20,7 +21,8 @@ export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): s
 /** The route's path with real values for its parameters. */
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
-  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0' };
+  // key_id 0 is no key id: an allowed remove or delete is refused with 422 after the guard and changes nothing.
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0' };
   return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
@@ -30,6 +32,9 @@ export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
 
 /** The shipped recipe the walk saves again as it is: allowed saves change nothing. */
 const WALK_RECIPE = readFileSync(join(RECIPE_FILES_DIR, 'community', '16.0-17.0.yaml'), 'utf8');
+
+/** A local repository that does not exist, inside the test platform's FORJA_GIT_FILE_ROOTS: git run on it touches no network. */
+const WALK_REPOSITORY = `file://${tmpdir()}/forja-walk-no-such-repository/erp.git`;
 
 let serial = 0;
 const unique = (what: string) => `Walk ${what} ${++serial}`;
@@ -42,9 +47,30 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'web POST /login': (email) => ({ email: email ?? USERS.viewer, password: PASSWORD }),
   'web POST /logout': () => ({}),
   'web POST /projects': () => ({ name: unique('web project') }),
-  'web POST /projects/:slug/repo': () => ({ git_repo: 'https://git.example.com/walk/erp.git' }),
+  'web POST /projects/:slug/repo': () => ({ git_repo: WALK_REPOSITORY }),
   'web POST /projects/:slug/webhook/rotate': () => ({}),
   'web POST /projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
+  // Verification reaches no network: every repository the walk sets is a missing local one
+  // (WALK_REPOSITORY), so an allowed verify answers 422 (no repository yet) or "not found".
+  'web POST /projects/:slug/repo/verify': () => ({}),
+  'web POST /projects/:slug/ssh-keys/add': () => ({ key_id: '0' }),
+  'web POST /projects/:slug/ssh-keys/:key_id/remove': () => ({}),
+  'web POST /projects/:slug/host-keys/forget': () => ({ host: 'not a host', port: '22' }),
+  // A name the walk's admin may take: a generated key, made once per allowed call.
+  'web POST /ssh-keys': () => ({ mode: 'generate', name: unique('web key') }),
+  'web POST /ssh-keys/:key_id/delete': () => ({}),
+  'control-plane POST /api/v1/projects/:slug/ssh-keys': () => ({ key_id: '0' }),
+  'control-plane POST /api/v1/projects/:slug/repo/verify': () => ({}),
+  'control-plane POST /api/v1/projects/:slug/host-keys/forget': () => ({ host: 'not a host' }),
+  'control-plane POST /api/v1/ssh-keys': () => ({ name: unique('api key'), generate: 'true' }),
+  'control-plane POST /internal/projects/:slug/ssh-keys/add': () => ({ key_id: '0' }),
+  'control-plane POST /internal/projects/:slug/ssh-keys/:key_id/remove': () => ({}),
+  'control-plane POST /internal/projects/:slug/repo/verify': () => ({}),
+  'control-plane POST /internal/projects/:slug/host-keys/forget': () => ({ host: 'not a host' }),
+  'control-plane POST /internal/ssh-keys': () => ({ name: unique('internal key'), generate: 'true' }),
+  'control-plane POST /internal/ssh-keys/:key_id/delete': () => ({}),
+  'control-plane DELETE /api/v1/ssh-keys/:key_id': () => ({}),
+  'control-plane DELETE /api/v1/projects/:slug/ssh-keys/:key_id': () => ({}),
   'web POST /instances': () => ({ name: unique('web instance'), project: 'Walk Target', erp_version: '18.0' }),
   // Not multipart: refused with 422 after the guard, which is all the walk needs to see.
   'web POST /instances/upload': () => ({ name: unique('web upload'), project: 'Walk Target', erp_version: '18.0' }),
@@ -52,12 +78,12 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   // The walk's instance is busy with its provisioning job: refused with 409, so it stays as it is.
   'web POST /instances/:slug/action': () => ({ action: 'start' }),
   'control-plane POST /api/v1/projects': () => ({ name: unique('api project') }),
-  'control-plane PUT /api/v1/projects/:slug/repository': () => ({ git_repo: 'git@git.example.com:walk/erp.git' }),
+  'control-plane PUT /api/v1/projects/:slug/repository': () => ({ git_repo: WALK_REPOSITORY }),
   'control-plane POST /api/v1/projects/:slug/webhook/rotate': () => ({}),
   'control-plane POST /internal/auth/verify': () => ({ email: USERS.viewer, password: PASSWORD }),
   'control-plane POST /internal/users/oidc': () => ({ email: `walk-${++serial}@example.com` }),
   'control-plane POST /internal/projects': () => ({ name: unique('internal project') }),
-  'control-plane POST /internal/projects/:slug/repository': () => ({ git_repo: 'ssh://git.example.com/walk/erp.git' }),
+  'control-plane POST /internal/projects/:slug/repository': () => ({ git_repo: WALK_REPOSITORY }),
   'control-plane POST /internal/projects/:slug/webhook/rotate': () => ({}),
   'control-plane POST /internal/projects/:slug/delete': () => ({ confirm_name: 'not the name' }),
   'control-plane POST /api/v1/instances': () => ({ name: unique('api instance'), project: 'walk-target', erp_version: '18.0' }),

@@ -9,6 +9,7 @@ import type { WebContext } from '../context.ts';
 import { CommandRefused } from '../controlPlaneClient.ts';
 import { flash, render, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
+import { projectKeyRoutes, projectKeysView } from './projectKeys.routes.ts';
 
 const PAGE_SIZE = 20;
 
@@ -28,14 +29,14 @@ async function showList(ctx: WebContext, req: Request, res: Response, form: { na
   render(ctx, req, res, 'projects/list.njk', { q, projects, form, canCreate: roleAtLeast(userOf(res).role, 'developer') }, 'projects/_table.njk');
 }
 
-async function showDetail(ctx: WebContext, req: Request, res: Response, forms: Record<string, { value?: string; error?: string }> = {}) {
+async function showDetail(ctx: WebContext, req: Request, res: Response, forms: Record<string, { value?: string; error?: string }> = {}, extra: Record<string, unknown> = {}) {
   const slug = String(req.params['slug']);
   const project = await getProject(ctx.readModel, slug);
   if (!project) throw new HttpError(404, `There is no project ${slug}. It may have been deleted.`);
   const role = userOf(res).role;
   const instances = await listInstances(ctx.readModel, { project: slug, pageSize: 50 });
   // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
-  if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/projects/${slug}`);
+  if (Object.keys(forms).length > 0 || Object.keys(extra).length > 0) res.set('HX-Push-Url', `/projects/${slug}`);
   render(ctx, req, res, 'projects/detail.njk', {
     project,
     instances,
@@ -43,6 +44,8 @@ async function showDetail(ctx: WebContext, req: Request, res: Response, forms: R
     canEdit: roleAtLeast(role, 'developer'),
     canDelete: roleAtLeast(role, 'admin'),
     hookUrl: roleAtLeast(role, 'developer') ? `${ctx.hookBaseUrl}${webhookPath(ctx.webhookSecret, slug, project.webhook_nonce)}` : undefined,
+    ...(await projectKeysView(ctx, slug, role)),
+    ...extra,
   });
 }
 
@@ -70,6 +73,7 @@ export function projectRoutes(router: Router, ctx: WebContext): void {
   });
 
   route(router, 'GET', '/projects/:slug', (req: Request, res: Response) => showDetail(ctx, req, res));
+  projectKeyRoutes(router, ctx, (req, res, forms, extra) => showDetail(ctx, req, res, forms, extra));
 
   route(router, 'POST', '/projects/:slug/repo', async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);

@@ -60,7 +60,7 @@ type InstanceContext = Omit<StepEnvironment, 'signal' | keyof JobTools> & { tool
 function boundTo(context: InstanceContext, signal: AbortSignal): StepEnvironment {
   const job = { signal, applicationName: `forja-job-${context.jobId}`.slice(0, 63) };
   const { tools, ...rest } = context;
-  return { ...rest, signal, databases: (log) => tools.databases(log, job), source: (log) => tools.source(log, job), filestore: tools.filestore(job) };
+  return { ...rest, signal, databases: (log) => tools.databases(log, job), source: (log) => tools.source(log, job, rest.instance.project), filestore: tools.filestore(job) };
 }
 
 /** Instance steps throw or return facts; none is retried (a failed instance job is rebuilt by its operator). */

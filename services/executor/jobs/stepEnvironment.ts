@@ -29,7 +29,8 @@ export interface JobBinding {
 /** The executor's tools, bound to a job when one of its steps runs. */
 export interface JobTools {
   databases: (log: Writable, job: JobBinding) => ErpDatabases;
-  source: (log: Writable, job: JobBinding) => SourceControl;
+  /** git for the instance's project: its SSH keys and pinned host keys (services/projects/projectSshAccess.ts). */
+  source: (log: Writable, job: JobBinding, project: string) => SourceControl;
   filestore: (job: JobBinding) => FilestoreOps;
 }
 

@@ -7,24 +7,56 @@
  * events and read models like the slug; projects created before it existed have none until rotated.
  */
 
+/** A host key an SSH server presented (`fingerprint` is `SHA256:…`, `publicKey` the base64 blob). */
+export interface HostKey {
+  keyType: string;
+  publicKey: string;
+  fingerprint: string;
+}
+
+/** The keys a git host presented at its first contact, kept per project (its own known_hosts). */
+export interface PinnedHost {
+  host: string;
+  port: number;
+  keys: HostKey[];
+}
+
 export type ProjectEvent =
   | { type: 'ProjectCreated'; data: { slug: string; name: string; webhookNonce?: string } }
   | { type: 'ProjectRepositorySet'; data: { slug: string; gitRepo: string } }
   | { type: 'ProjectWebhookRotated'; data: { slug: string; webhookNonce: string } }
+  | { type: 'ProjectSshKeyAdded'; data: { slug: string; keyId: number; name: string; fingerprint: string } }
+  | { type: 'ProjectSshKeyRemoved'; data: { slug: string; keyId: number } }
+  | { type: 'ProjectHostKeyPinned'; data: { slug: string } & PinnedHost }
+  | { type: 'ProjectHostKeyForgotten'; data: { slug: string; host: string; port: number } }
   | { type: 'ProjectDeleted'; data: { slug: string; name: string } };
 
-export type ProjectState = { status: 'none' } | { status: 'deleted'; name: string } | { status: 'live'; slug: string; name: string; gitRepo: string | null };
+export type ProjectState =
+  | { status: 'none' }
+  | { status: 'deleted'; name: string }
+  | { status: 'live'; slug: string; name: string; gitRepo: string | null; sshKeyIds: number[]; hostKeys: PinnedHost[] };
 
 export const initialProjectState = (): ProjectState => ({ status: 'none' });
 
 export function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
   switch (event.type) {
     case 'ProjectCreated':
-      return { status: 'live', slug: event.data.slug, name: event.data.name, gitRepo: null };
+      return { status: 'live', slug: event.data.slug, name: event.data.name, gitRepo: null, sshKeyIds: [], hostKeys: [] };
     case 'ProjectRepositorySet':
       return state.status === 'live' ? { ...state, gitRepo: event.data.gitRepo } : state;
     case 'ProjectWebhookRotated':
       return state;
+    case 'ProjectSshKeyAdded':
+      return state.status === 'live' ? { ...state, sshKeyIds: [...state.sshKeyIds.filter((id) => id !== event.data.keyId), event.data.keyId] } : state;
+    case 'ProjectSshKeyRemoved':
+      return state.status === 'live' ? { ...state, sshKeyIds: state.sshKeyIds.filter((id) => id !== event.data.keyId) } : state;
+    case 'ProjectHostKeyPinned': {
+      if (state.status !== 'live') return state;
+      const { host, port, keys } = event.data;
+      return { ...state, hostKeys: [...state.hostKeys.filter((pin) => !samePlace(pin, { host, port })), { host, port, keys }] };
+    }
+    case 'ProjectHostKeyForgotten':
+      return state.status === 'live' ? { ...state, hostKeys: state.hostKeys.filter((pin) => !samePlace(pin, event.data)) } : state;
     case 'ProjectDeleted':
       return { status: 'deleted', name: event.data.name };
     default: {
@@ -35,6 +67,12 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
 }
 
 export const projectStream = (slug: string): string => `project-${slug}`;
+
+/** One SSH server: host names compare case-insensitively, as ssh compares them in known_hosts. */
+export const samePlace = (a: { host: string; port: number }, b: { host: string; port: number }): boolean => a.host.toLowerCase() === b.host.toLowerCase() && a.port === b.port;
+
+/** `host` or `host:port` (port 22 is left out), as pages show an SSH server. */
+export const placeName = ({ host, port }: { host: string; port: number }): string => (port === 22 ? host : `${host}:${port}`);
 
 /** The slug of a name: lower case, accents dropped, runs of other characters as one `-`, at most 48 characters. */
 export function slugify(name: string): string {

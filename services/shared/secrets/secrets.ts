@@ -1,17 +1,19 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import { migrateSchema } from '../migrations.ts';
 import * as userPasswords from './migrations/20261122_0001_user_passwords.ts';
+import * as sshKeys from './migrations/20261123_0002_ssh_keys.ts';
 import type { SecretBox } from './secretBox.ts';
 
 export interface SecretsDb {
   user_passwords: { user_id: string; sealed_hash: string; updated_at: Date };
+  ssh_keys: { key_id: Generated<number>; name_folded: string; sealed_key: string; created_at: Generated<Date> };
 }
 
 export async function migrateSecrets(db: Kysely<unknown>): Promise<void> {
-  await migrateSchema(db, 'secrets', { '20261122_0001_user_passwords': userPasswords });
+  await migrateSchema(db, 'secrets', { '20261122_0001_user_passwords': userPasswords, '20261123_0002_ssh_keys': sshKeys });
 }
 
-/** Schema `secrets`: password hashes (and later SSH private keys), sealed under the master key. */
+/** Schema `secrets`: password hashes, sealed under the master key (SSH private keys: sshKeySecrets.ts). */
 export function passwordStore(db: Kysely<unknown>, box: SecretBox) {
   const secrets = db.withSchema('secrets') as unknown as Kysely<SecretsDb>;
   return {
