@@ -17,6 +17,10 @@ ENV NODE_ENV=production \
     FORJA_HOST=0.0.0.0 \
     FORJA_DATA_DIR=/data \
     LOG_FORMAT=json
+# git and ssh: the executor clones instances' repositories and the control-plane verifies them,
+# with the projects' SSH keys (ssh-keygen reads and generates the keyring's keys).
+RUN apt-get update && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
 # /data is created here and owned by `node`, so a fresh named volume mounted on it is writable
