@@ -1,16 +1,20 @@
 import { STAGES, STATUSES } from '#services/instances/domain/instance.ts';
 import { MIGRATION_STATUSES } from '#services/migrations/domain/migration.ts';
 import { schemaDocument } from '#shared/schemaValidator.ts';
+import { derivedErrors, ERROR_TEXT, operationIdOf, pathParameters, TAGS, UNDESCRIBED, UNEXPECTED } from './openapiParts.ts';
 
 interface Operation {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path syntax (`{slug}`). */
   path: string;
+  /** Made from the method and path (`operationIdOf`) unless given. */
+  operationId?: string;
   summary: string;
   tag: 'projects' | 'instances' | 'migrations' | 'recipes' | 'users' | 'operations' | 'internal';
   security: 'basic' | 'service' | 'none';
   body?: string;
   ok: { status: number; schema?: string; array?: boolean; text?: string };
+  /** Statuses beyond those every operation of its kind answers (`derivedErrors`). */
   errors?: number[];
 }
 
@@ -113,13 +117,14 @@ const QUERY: Record<string, unknown[]> = {
   ],
 };
 
-const ERROR_TEXT: Record<number, string> = { 400: 'Unreadable push payload', 413: 'Payload too large', 401: 'Missing or wrong credentials', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 422: 'Validation error', 503: 'Unavailable' };
-const SCHEMAS = ['ArtifactOut', 'Credentials', 'Error', 'GateDecision', 'GitHookResult', 'Health', 'InstanceAction', 'InstanceCreate', 'InstanceOut', 'InstancePurged', 'MigrationCreate', 'MigrationDelete', 'MigrationEdit', 'MigrationHistoryOut', 'MigrationOut', 'MigrationStateAsOfOut', 'OidcUser', 'ProjectCreate', 'ProjectDelete', 'ProjectOut', 'ProjectRepository', 'RecipeOut', 'RecipeSave', 'RecipeText', 'ResyncDecision', 'ResyncOut', 'RunAnyway', 'RunOut', 'UserOut', 'ValidationError'];
+/** Answered by every operation (`default`, 422) though no operation names them as its schema. */
+const ERROR_SCHEMAS = ['Error', 'ValidationError'];
 
 /** JSON Schema draft-07 files become OpenAPI 3.1 components (3.1 speaks JSON Schema). */
 function component(name: string): Record<string, unknown> {
   const { $schema: _schema, $id: _id, ...schema } = schemaDocument(`api/${name}.v1.json`);
-  return schema;
+  // A file's own `#/definitions/…` becomes a pointer into its component, where the definitions now are.
+  return JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/definitions/', `"$ref":"#/components/schemas/${name}/definitions/`)) as Record<string, unknown>;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -129,37 +134,33 @@ const json = (schema: unknown) => ({ content: { 'application/json': { schema } }
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const slugParam = op.path.includes('{slug}') ? [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } }] : [];
-    const numberParam = [
-      ...(op.path.includes('{number}') ? [{ name: 'number', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
-      ...(op.path.includes('{artifact_id}') ? [{ name: 'artifact_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }] : []),
-      ...(op.path.includes('{position}') ? [{ name: 'position', in: 'path', required: true, schema: { type: 'integer', minimum: 1 }, description: 'the event’s version in the stream' }] : []),
-      ...(op.path.includes('{flavor}') ? [{ name: 'flavor', in: 'path', required: true, schema: { type: 'string', enum: ['community', 'enterprise'] } }] : []),
-      ...(op.path.includes('{stem}') ? [{ name: 'stem', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,3}\\.0-[0-9]{1,3}\\.0$' }, description: '`<origin>-<destination>`' }] : []),
-    ];
     const query = op.method === 'get' ? (QUERY[op.path] ?? []) : [];
-    const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : {};
+    const okBody = op.ok.text ? { content: { [op.ok.text]: { schema: { type: 'string' } } } } : op.ok.schema ? json(op.ok.array ? { type: 'array', items: ref(op.ok.schema) } : ref(op.ok.schema)) : op.ok.status === 204 ? {} : json(UNDESCRIBED);
     const responses: Record<string, unknown> = { [op.ok.status]: { description: 'OK', ...okBody } };
-    for (const status of [...(op.security === 'none' ? [] : [401]), ...(op.errors ?? [])]) {
-      responses[status] = { description: ERROR_TEXT[status], ...json(ref(status === 422 ? 'ValidationError' : status === 503 && op.path === '/health' ? 'Health' : 'Error')) };
+    for (const status of [...new Set([...derivedErrors(op), ...(op.errors ?? [])])].sort((a, b) => a - b)) {
+      responses[status] = { description: ERROR_TEXT[status] ?? 'Refused', ...json(ref(status === 422 ? 'ValidationError' : status === 503 && op.path === '/health' ? 'Health' : 'Error')) };
     }
+    responses['default'] = { description: UNEXPECTED, ...json(ref('Error')) };
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
+      operationId: op.operationId ?? operationIdOf(op.method, op.path),
       summary: op.summary,
       tags: [op.tag],
-      parameters: [...slugParam, ...numberParam, ...query],
+      parameters: [...pathParameters(op.path), ...query],
       ...(op.body ? { requestBody: { required: true, ...json(ref(op.body)) } } : {}),
       responses,
       security: op.security === 'none' ? [] : [{ [op.security]: [] }],
     };
   }
+  const used = new Set(operations.flatMap((op) => [op.body, op.ok.schema]).filter((name): name is string => name !== undefined));
   return {
     openapi: '3.1.0',
     info: { title: 'Forja control-plane', version: '0.1.0', description: 'Projects, instances and migrations of Forja. `/internal/*` is for the web service only.' },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'This control-plane' }],
+    tags: TAGS.filter((tag) => operations.some((op) => op.tag === tag.name)),
     paths,
     components: {
-      schemas: Object.fromEntries(SCHEMAS.map((name) => [name, component(name)])),
+      schemas: Object.fromEntries([...new Set([...ERROR_SCHEMAS, ...used])].sort().map((name) => [name, component(name)])),
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'Your e-mail and password' },
         service: { type: 'http', scheme: 'bearer', description: 'FORJA_SERVICE_TOKEN, with X-Forja-Actor naming the user' },
