@@ -115,7 +115,7 @@ describe('web in Chromium: instances', function () {
 
   it('switches to the database log, and the ERP stream is closed when leaving', async () => {
     const erpStreamEnded = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/logs/stream?source=erp'));
-    await page.getByRole('button', { name: 'Database', exact: true }).click();
+    await page.getByRole('link', { name: 'Database', exact: true }).click();
     await page.locator('#log-state').getByText('no log yet: waiting for the first line').waitFor();
     await erpStreamEnded;
     expect(page.url()).to.equal(`${web}/instances/acme-norte-norte-staging/logs?source=db`);
@@ -158,7 +158,7 @@ describe('web in Chromium: instances', function () {
     await page.goto(`${web}/projects/acme-norte`);
     await page.getByRole('link', { name: 'Norte Dev' }).waitFor();
     await screenshot(page, 'instances-project');
-    await page.getByRole('button', { name: 'New instance in this project' }).click();
+    await page.getByRole('link', { name: 'New instance in this project' }).click();
     await page.getByRole('heading', { name: 'New instance', level: 1 }).waitFor();
     await page.locator('#project-repo').getByText('git@github.com:acme/erp-norte.git').waitFor();
     await page.getByLabel('Project').fill('Acme Sur');

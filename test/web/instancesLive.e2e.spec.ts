@@ -167,13 +167,13 @@ describe('web in Chromium: an instance on the real executor', function () {
   });
 
   it('switches to the database log and downloads it', async () => {
-    await page.getByRole('button', { name: 'Database', exact: true }).click();
+    await page.getByRole('link', { name: 'Database', exact: true }).click();
     await page.waitForURL(`${web}/instances/${SLUG}/logs?source=db`);
     await page.getByText('What Forja did to its database').waitFor();
     await page.locator('#log').getByText(/ created database forja_ferreteria_live_sucursal_centro/).waitFor();
     await screenshot(page, 'instances-live-db-log');
     const downloading = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Download' }).click();
+    await page.getByRole('link', { name: 'Download', exact: true }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).to.equal(`${SLUG}-db.log`);
     const text = readFileSync(await download.path(), 'utf8');

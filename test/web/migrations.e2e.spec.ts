@@ -45,7 +45,7 @@ describe('web in Chromium: migrations', function () {
   });
 
   it('creates a migration with the form: a refused address is shown at its field, with what was typed kept', async () => {
-    await page.getByRole('button', { name: 'New migration' }).click();
+    await page.getByRole('link', { name: 'New migration' }).click();
     await page.getByRole('heading', { name: 'New migration', level: 1 }).waitFor();
     await page.getByLabel('Name').fill('Acme 16 to 17');
     await page.getByLabel('From version').selectOption('16.0');

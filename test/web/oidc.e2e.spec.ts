@@ -35,7 +35,7 @@ describe('web in Chromium: signing in through the identity provider', function (
     const page = await context.newPage();
     await page.goto(`${platform.web}${start}`);
     expect(new URL(page.url()).pathname).to.equal('/login');
-    await page.getByRole('button', { name: 'Sign in with your company account' }).click();
+    await page.getByRole('link', { name: 'Sign in with your company account' }).click();
     await page.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'));
     await page.fill('input[name="login"]', login);
     await page.fill('input[name="password"]', 'anything');
@@ -56,7 +56,7 @@ describe('web in Chromium: signing in through the identity provider', function (
     const page = await throughProviderForm('outsider');
     await page.waitForURL((url) => url.href.startsWith(`${platform.web}/auth/idp/callback`));
     expect(await page.locator('h1').textContent()).to.equal('Domain not allowed');
-    expect(await page.getByRole('button', { name: 'Sign in with a password' }).isVisible()).to.equal(true);
+    expect(await page.getByRole('link', { name: 'Sign in with a password' }).isVisible()).to.equal(true);
     await screenshot(page, 'oidc-refused');
   });
 });
