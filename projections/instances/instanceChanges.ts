@@ -19,6 +19,7 @@ export const INSTANCE_EVENT_TYPES = [
   'InstanceProcessExited',
   'InstancePurged',
   'InstanceRebuildDeferred',
+  'InstanceVisited',
 ] as const;
 
 /** What an event changes in the InstanceOut columns: a whole row (requested), a patch, or deletion (purged). */
@@ -72,6 +73,9 @@ export function instanceChange(recorded: RecordedEvent): InstanceChange {
       return { purge: true };
     case 'InstanceRebuildDeferred':
       return { patch: { updated_at: at } };
+    // Activity for the idle sweep only (instance_detail's last_action_at): not a change of the instance.
+    case 'InstanceVisited':
+      return null;
     default:
       return null;
   }

@@ -15,11 +15,16 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
   tables: ['instance_detail'],
   async apply(trx: ReadModelTransaction, events: RecordedEvent[]) {
     for (const recorded of events) {
-      const change = instanceChange(recorded);
-      if (!change) continue;
       const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
       const slug = event.data.slug;
       const at = new Date(recorded.metadata.at);
+      // A visit is activity for the idle sweep, and nothing else on the instance changes.
+      if (event.type === 'InstanceVisited') {
+        await trx.updateTable('instance_detail').set({ last_action_at: at }).where('slug', '=', slug).execute();
+        continue;
+      }
+      const change = instanceChange(recorded);
+      if (!change) continue;
       if ('purge' in change) {
         await trx.deleteFrom('instance_detail').where('slug', '=', slug).execute();
         continue;

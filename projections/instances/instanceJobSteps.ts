@@ -87,6 +87,7 @@ export const instanceJobStepsProjection: Projection<ReadModelDatabase> = {
         case 'InstanceJobCancelled':
         case 'InstanceProcessExited':
         case 'InstanceRebuildDeferred':
+        case 'InstanceVisited':
           break;
         default: {
           const unknown: never = event;

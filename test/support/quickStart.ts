@@ -24,14 +24,19 @@ export function cloneWorkingTree(dir: string): void {
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
 }
 
-/** The environment a new user has: no Forja setting and no service URL, only the three ports moved to free ones. */
-export async function userEnvironment(): Promise<{ env: NodeJS.ProcessEnv; ports: { controlPlane: number; web: number; padron: number } }> {
+/** The environment a new user has: no Forja setting and no service URL, only the ports moved to free ones. */
+export async function userEnvironment(): Promise<{ env: NodeJS.ProcessEnv; ports: { controlPlane: number; web: number; padron: number; erpRouter: number } }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(FORJA_|DATABASE_URL$|EVENTSTORE_URL$|NATS_URL$|LOG_)/.test(name)) env[name] = value;
   }
-  const ports = { controlPlane: await freePort(), web: await freePort(), padron: await freePort() };
-  Object.assign(env, { FORJA_CONTROL_PLANE_PORT: String(ports.controlPlane), FORJA_WEB_PORT: String(ports.web), FORJA_PADRON_PORT: String(ports.padron) });
+  const ports = { controlPlane: await freePort(), web: await freePort(), padron: await freePort(), erpRouter: await freePort() };
+  Object.assign(env, {
+    FORJA_CONTROL_PLANE_PORT: String(ports.controlPlane),
+    FORJA_WEB_PORT: String(ports.web),
+    FORJA_PADRON_PORT: String(ports.padron),
+    FORJA_ERP_ROUTER_PORT: String(ports.erpRouter),
+  });
   return { env, ports };
 }
 

@@ -32,6 +32,8 @@ export type InstanceCommand =
   | Exclude<InstanceWorkflowCommand, { type: 'CompleteStep' }>
   | (Extract<InstanceWorkflowCommand, { type: 'CompleteStep' }> & { facts: StepFacts })
   | { type: 'ReportProcessExit'; exitCode: number | null; logTail: string[] }
+  /** The ERP router saw a request for the instance: recorded only while it runs (a visit to a sleeping one wakes it instead). */
+  | { type: 'RecordVisit' }
   | { type: 'PurgeInstance' };
 
 /** The workflow commands an instance job takes: instance jobs have no gates and are never paused. */
@@ -130,6 +132,8 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
       // Only a running instance with no job can die unexpectedly: during a job the job itself reports.
       if (instance.status !== 'running' || !isJobEnded(instance.job)) return [];
       return [{ type: 'InstanceProcessExited', data: { slug, exitCode: command.exitCode, logTail: command.logTail } }];
+    case 'RecordVisit':
+      return instance.status === 'running' ? [{ type: 'InstanceVisited', data: { slug } }] : [];
     case 'PurgeInstance':
       if (instance.status !== 'destroyed') throw new DomainError(`${slug} is ${instance.status}; destroy it before purging`);
       return [{ type: 'InstancePurged', data: { slug } }];

@@ -88,7 +88,9 @@ export type InstanceEvent =
   /** A destroy cancels the job it finds running: the relay tells the executor, which kills the step. */
   | { type: 'InstanceJobCancelled'; data: JobCancelledData & { slug: string } }
   | { type: 'InstanceProcessExited'; data: { slug: string; exitCode: number | null; logTail: string[] } }
-  | { type: 'InstancePurged'; data: { slug: string } };
+  | { type: 'InstancePurged'; data: { slug: string } }
+  /** Someone used the running ERP (through the ERP router): activity the idle sweep counts, recorded at most every few minutes. */
+  | { type: 'InstanceVisited'; data: { slug: string } };
 
 /** The workflow events' prefix in the instance stream (`InstanceStepStarted`, …). */
 export const INSTANCE_WORKFLOW_PREFIX = 'Instance';
@@ -200,6 +202,8 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
       return { ...state, status: 'failed', lastError: `the ERP process exited${event.data.exitCode === null ? '' : ` with code ${event.data.exitCode}`}` };
     case 'InstancePurged':
       return { ...state, purged: true };
+    case 'InstanceVisited':
+      return state;
     // The workflow's events were folded above.
     case 'InstanceStepStarted':
     case 'InstanceStepCompleted':
@@ -244,6 +248,7 @@ function evolveJobEffects(state: LiveInstance, event: InstanceEvent): LiveInstan
     case 'InstanceRebuildDeferred':
     case 'InstanceProcessExited':
     case 'InstancePurged':
+    case 'InstanceVisited':
       return state;
     default: {
       const unknown: never = event;

@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { DomainError } from '#shared/decider/decider.ts';
+import { instanceAddress, slugFromHost } from '#shared/http/instanceAddress.ts';
+import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
+import { routeFor } from '#services/control-plane/erpRouter/erpRouter.ts';
+import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
+import { instancePlan, type InstanceEvent, type InstanceStatus, type JobKind } from '#services/instances/domain/instance.ts';
+import { deciderSpec } from '#test/support/deciderSpec.ts';
+
+describe('ERP router addresses', () => {
+  it('reads the instance slug from a Host under the domain, with or without a port', () => {
+    expect(slugFromHost('acme-dev.localhost:8083', 'localhost')).to.equal('acme-dev');
+    expect(slugFromHost('ACME-Dev.LocalHost', 'localhost')).to.equal('acme-dev');
+    expect(slugFromHost('acme-dev.erp.example.com.', 'erp.example.com')).to.equal('acme-dev');
+  });
+
+  it('names no instance for another domain, a bare domain, nested labels or a malformed label', () => {
+    for (const host of [undefined, '', 'localhost:8083', '127.0.0.1:8083', '[::1]:8083', 'acme.example.com', 'a.b.localhost', '-acme.localhost', 'acme-.localhost', 'ac_me.localhost', 'xlocalhost', '.localhost']) {
+      expect(slugFromHost(host, 'localhost'), String(host)).to.equal(null);
+    }
+  });
+
+  it('links to the router port on localhost and to https behind a TLS proxy elsewhere', () => {
+    expect(instanceAddress('acme-dev', 'localhost', 8083)).to.equal('http://acme-dev.localhost:8083/');
+    expect(instanceAddress('acme-dev', 'erp.example.com', 8083)).to.equal('https://acme-dev.erp.example.com/');
+  });
+});
+
+describe('ERP router routes', () => {
+  const row = (status: InstanceStatus, extra: Partial<{ url: string | null; job_active: boolean; job_kind: string }> = {}) => ({ status, url: null, job_active: false, job_kind: 'provision', ...extra });
+
+  it('proxies a running instance with a URL, wakes an idle sleeping one, holds those on their way', () => {
+    expect(routeFor(row('running', { url: 'http://127.0.0.1:21000' }))).to.deep.equal({ kind: 'proxy', url: 'http://127.0.0.1:21000' });
+    expect(routeFor(row('sleeping'))).to.deep.equal({ kind: 'wake' });
+    expect(routeFor(row('sleeping', { job_active: true, job_kind: 'start' }))).to.deep.equal({ kind: 'wait', doing: 'waking up' });
+    expect(routeFor(row('provisioning', { job_active: true }))).to.deep.equal({ kind: 'wait', doing: 'being built' });
+    expect(routeFor(row('queued', { job_active: true }))).to.deep.equal({ kind: 'wait', doing: 'queued' });
+  });
+
+  it('wakes nothing stopped, failed or destroyed, and knows no missing instance', () => {
+    for (const status of ['stopped', 'failed', 'destroyed'] as const) expect(routeFor(row(status))).to.deep.equal({ kind: 'closed', status });
+    expect(routeFor(undefined)).to.deep.equal({ kind: 'unknown' });
+  });
+});
+
+describe('instance decider: RecordVisit', () => {
+  const spec = deciderSpec(instanceDecider);
+  const slug = 'acme-dev';
+  const settings = { slug, name: 'dev', project: 'acme', stage: 'development' as const, erpVersion: '17.0' as const, edition: 'community' as const, modules: [], gitRepo: null, branch: 'main', source: { kind: 'empty' as const } };
+  const ranJob = (jobId: string, kind: JobKind, status: 'running' | 'sleeping'): InstanceEvent[] => [{ type: 'InstanceJobSucceeded', data: { slug, jobId, kind, status } }];
+  const running: InstanceEvent[] = [{ type: 'InstanceRequested', data: { ...settings, jobId: 'j1', plan: instancePlan('provision', false) } }, ...ranJob('j1', 'provision', 'running')];
+
+  it('records a visit to a running instance, as its schema says', () => {
+    const visited: InstanceEvent = { type: 'InstanceVisited', data: { slug } };
+    spec.given(running).when({ type: 'RecordVisit' }).then([visited]);
+    const validate = schemaValidator('events/InstanceVisited.v1.json');
+    expect(validate(visited.data), describeErrors(validate)).to.equal(true);
+  });
+
+  it('records nothing for an instance that does not run, and refuses an unknown one', () => {
+    const asleep: InstanceEvent[] = [...running, { type: 'InstanceActionRequested', data: { slug, action: 'sleep', jobId: 'j2', reason: 'idle', plan: instancePlan('sleep', true) } }, ...ranJob('j2', 'sleep', 'sleeping')];
+    spec.given(asleep).when({ type: 'RecordVisit' }).thenNothingHappens();
+    spec.given([]).when({ type: 'RecordVisit' }).thenThrows(DomainError, /no such instance/);
+  });
+});
