@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { sql } from 'kysely';
+import { configSchema } from '#shared/config/config.schema.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { loginRoutes } from './auth/login.routes.ts';
 import type { WebContext } from './context.ts';
@@ -16,7 +17,9 @@ import { migrationRoutes } from './migrations/migrations.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 import { recipeRoutes } from './recipes/recipes.routes.ts';
 import { sshKeyRoutes } from './sshKeys/sshKeys.routes.ts';
+import { toolRoutes, webTools, type WebTool } from './tools/webTools.ts';
 
+const DEFAULT_MAIL_CATCHER_WEB_PORT = configSchema.properties.FORJA_MAILCATCHER_WEB_PORT.default;
 const here = dirname(fileURLToPath(import.meta.url));
 const picoCssDir = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css');
 
@@ -24,6 +27,8 @@ export interface WebAppOptions {
   session: RequestHandler;
   /** Extra routes (the identity-provider login when configured). */
   extraRoutes?: Array<(router: express.Router) => void>;
+  /** Proxied tools (mail catcher, …); unset = the shared tools at their default ports. */
+  tools?: WebTool[];
 }
 
 /** Web's express app: static assets, sessions, CSRF, then pages registered through the authorization table. */
@@ -49,6 +54,8 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     const ok = await sql`select 1`.execute(ctx.db).then(() => true, () => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable' });
   });
+  // Tools stream their bodies and check their own CSRF: their routes come before the parsers and web's check.
+  toolRoutes(router, options.tools ?? webTools(ctx, { mailCatcherWebPort: DEFAULT_MAIL_CATCHER_WEB_PORT }), [options.session, loadSessionUser(ctx)]);
   router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), bodyObject, loadSessionUser(ctx), checkCsrf);
   router.param('slug', slugOnly);
   loginRoutes(router, ctx);

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { startMailCatcherProcess } from '#services/mailcatcher/mailCatcherProcess.ts';
 import { authorizationTable, type RouteRule } from '#shared/auth/authorizationTable.ts';
 import { ROLES } from '#shared/auth/roles.ts';
+import { freePort } from '#test/support/freePort.ts';
 import { controlPlaneApp, webApp } from '#test/support/processApps.ts';
 import { registeredRoutes } from '#test/support/routeStack.ts';
 import { basic } from '#test/support/platform.ts';
@@ -20,7 +22,9 @@ describe('the authorization table', function () {
   before(async () => {
     // The walk sends a wrong password and a deactivated account's to every route: what it checks is
     // authorization, so the per-address lock (tested on its own) must not answer 429 before the end.
-    platform = await startWebPlatform({ FORJA_LOGIN_ADDRESS_FAILURES: '100000' });
+    // The mail catcher runs so its proxy's routes reach it.
+    const catcherPorts = { FORJA_MAILCATCHER_SMTP_PORT: String(await freePort()), FORJA_MAILCATCHER_WEB_PORT: String(await freePort()) };
+    platform = await startWebPlatform({ FORJA_LOGIN_ADDRESS_FAILURES: '100000' }, [startMailCatcherProcess], catcherPorts);
     const developer = await platform.signedIn('developer');
     expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
     expect((await developer.post('/instances', { name: 'Walk Instance', project: fixture.slug, erp_version: '18.0' })).location).to.equal(`/instances/${fixture.instance}`);

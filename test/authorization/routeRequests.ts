@@ -5,6 +5,7 @@ import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { RECIPE_FILES_DIR } from '#services/migrations/recipes/recipeFiles.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { USERS } from '#test/support/webPlatform.ts';
+import { SESSION_COOKIE, type WebResponse, type WebSession } from '#test/support/webSession.ts';
 
 /** What the walk works on: a real project, an instance of it and a migration with one run, so `:slug` routes reach their handler. */
 export interface WalkFixture {
@@ -23,7 +24,8 @@ export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
   // key_id 0 is no key id: an allowed remove or delete is refused with 422 after the guard and changes nothing.
   const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0' };
-  return rule.path.replace(/:(\w+)/g, (_match, name: string) => {
+  // A tool's `{/*path}` (every path under its prefix): its home page.
+  return rule.path.replace('{/*path}', '/').replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
     return value;
@@ -151,3 +153,14 @@ export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web
 
 /** Routes answering with an endless event stream: the walk reads their status and headers, then hangs up. */
 export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream', 'web GET /migrations/:slug/runs/:number/logs/stream']);
+
+/** Tool proxies' routes (spec §4.8): sent with their own method, without a form, to the tool (the walk runs the mail catcher). */
+export const TOOL_PREFIXES = ['/mails'];
+export const isToolRoute = (rule: RouteRule): boolean => TOOL_PREFIXES.some((prefix) => rule.path === `${prefix}{/*path}`);
+
+/** A tool route's request as `session` with the rule's own method (webSession only sends GET and form POSTs). */
+export async function sendToTool(baseUrl: string, session: WebSession, rule: RouteRule, path: string, headers: Record<string, string>): Promise<WebResponse> {
+  const cookie: Record<string, string> = session.cookie ? { cookie: `${SESSION_COOKIE}=${session.cookie}` } : {};
+  const res = await fetch(`${baseUrl}${path}`, { method: rule.method, headers: { ...headers, ...cookie }, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, headers: res.headers, location: res.headers.get('location'), setCookies: res.headers.getSetCookie(), html: await res.text() };
+}

@@ -52,6 +52,14 @@ function guardsFor(rule: RouteRule): RequestHandler[] {
 
 /** Registers a web route through the authorization table; a route missing from it throws at start-up. */
 export function route(router: Router, method: Method, path: string, ...handlers: RequestHandler[]): void {
-  const verb = method.toLowerCase() as 'get' | 'post';
-  router[verb](path, ...guardsFor(ruleFor('web', method, path)), ...handlers);
+  routeAfter(router, method, path, [], ...handlers);
+}
+
+/**
+ * `route` with handlers that run before the guards: tool proxies are registered ahead of web's
+ * body parsers and CSRF check, so they load the session and its user themselves.
+ */
+export function routeAfter(router: Router, method: Method, path: string, before: RequestHandler[], ...handlers: RequestHandler[]): void {
+  const verb = method.toLowerCase() as Lowercase<Method>;
+  router[verb](path, ...before, ...guardsFor(ruleFor('web', method, path)), ...handlers);
 }

@@ -10,7 +10,7 @@ import type { Role } from './roles.ts';
  */
 export type Access = 'public' | 'authenticated' | Role | 'service' | 'hook';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface RouteRule {
   process: 'control-plane' | 'web';
@@ -173,7 +173,13 @@ export const authorizationTable: readonly RouteRule[] = [
   web('POST', '/migrations/:slug/runs/:number/report', 'developer'),
   web('POST', '/migrations/:slug/stop', 'developer'),
   web('POST', '/migrations/:slug/delete', 'developer'),
+  // Tool proxies (spec §4.8): every method, HEAD served by the GET route; WebSocket upgrades follow the GET rule.
+  ...toolRules('/mails{/*path}', 'authenticated'),
 ];
+
+function toolRules(path: string, access: Access): RouteRule[] {
+  return (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).map((method) => web(method, path, access));
+}
 
 export function ruleFor(process: RouteRule['process'], method: Method, path: string): RouteRule {
   const rule = authorizationTable.find((candidate) => candidate.process === process && candidate.method === method && candidate.path === path);

@@ -1,0 +1,14 @@
+import { createServer } from 'node:net';
+
+/** A port of 127.0.0.1 free right now, for a server that cannot be told to take port 0 (maildev's SMTP and web). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

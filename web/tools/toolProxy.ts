@@ -1,0 +1,96 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
+import type { WebContext } from '../context.ts';
+import { render } from '../http/render.ts';
+
+/** Forja's session cookie: a tool behind the proxy never sees it (it would be a key to Forja). */
+const SESSION_COOKIE = 'forja.sid';
+
+export interface ToolProxyOptions {
+  /** Where the tool listens (`http://127.0.0.1:1080`); the request path is forwarded as it is. */
+  target: string;
+  /** What the 502 page says is down ("The mail catcher"). */
+  label: string;
+  /** Called for every request and WebSocket let through; per-instance tools count it as activity for the sleep sweep. */
+  onActivity?: (req: IncomingMessage) => void;
+  /** Extra script sources the tool's own pages need beyond 'self' (its CSP replaces Forja's on its paths). */
+  scriptSources?: string[];
+}
+
+/**
+ * The policy for a tool's pages: Forja's pages' policy would break a tool's UI, so each tool gets
+ * one of its own, still same-origin only, with just the script sources it needs added.
+ */
+export function toolContentSecurityPolicy(scriptSources: string[] = []): string {
+  return [
+    "default-src 'self'",
+    `script-src ${["'self'", ...scriptSources].join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
+export interface ToolProxy {
+  /** Express handler for the tool's routes; mounted before web's body parsers and CSRF check (the tool has its own). */
+  handle: RequestHandler;
+  /** Forwards a WebSocket upgrade the caller has already authorized. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** The Cookie header without Forja's session cookie; undefined when nothing is left. */
+export function withoutSessionCookie(cookie: string | undefined): string | undefined {
+  const kept = (cookie ?? '')
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && part.split('=', 1)[0] !== SESSION_COOKIE);
+  return kept.length > 0 ? kept.join('; ') : undefined;
+}
+
+function stripSessionCookie(proxyReq: { getHeader(name: string): unknown; setHeader(name: string, value: string): void; removeHeader(name: string): void }): void {
+  const cookie = withoutSessionCookie(proxyReq.getHeader('cookie') as string | undefined);
+  if (cookie === undefined) proxyReq.removeHeader('cookie');
+  else proxyReq.setHeader('cookie', cookie);
+}
+
+/**
+ * An http-proxy-middleware proxy for one tool: every method, bodies streamed both ways (web's body
+ * parsers never run on these paths), WebSocket upgrades, and web's own 502 page when the tool is down.
+ */
+export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy {
+  const unavailable = `${options.label} is not running or does not answer at the moment. Try again shortly; if it persists, tell your administrator (Forja starts it with npm start).`;
+  const policy = toolContentSecurityPolicy(options.scriptSources);
+  const events: Plugin<Request, Response> = (proxyServer) => {
+    proxyServer.on('proxyReq', (proxyReq) => stripSessionCookie(proxyReq));
+    proxyServer.on('proxyReqWs', (proxyReq) => stripSessionCookie(proxyReq));
+    proxyServer.on('error', (error, req, res) => {
+      if (!('writeHead' in res)) return void res.destroy();
+      const expressRes = res as Response;
+      if (expressRes.headersSent) return void expressRes.destroy();
+      ctx.logger.warn({ err: error, path: req.url, tool: options.label }, 'tool did not answer');
+      expressRes.status(502);
+      render(ctx, req as Request, expressRes, 'error.njk', { status: 502, title: 'Tool unavailable', message: unavailable });
+    });
+  };
+  const proxy = createProxyMiddleware<Request, Response>({ target: options.target, changeOrigin: false, xfwd: true, ejectPlugins: true, plugins: [events] });
+  return {
+    handle: (req, res, next) => {
+      // htmx followed a boosted link or a sign-in redirect here: a tool is a whole application, not a
+      // fragment for Forja's layout, so the browser loads it as a page of its own.
+      if (req.get('hx-request') === 'true') return void res.status(200).set('HX-Redirect', req.originalUrl).end();
+      options.onActivity?.(req);
+      res.setHeader('Content-Security-Policy', policy);
+      void proxy(req, res, next);
+    },
+    upgrade: (req, socket, head) => {
+      options.onActivity?.(req);
+      proxy.upgrade(req, socket as never, head);
+    },
+  };
+}
