@@ -94,7 +94,7 @@ export function startNoticeSender(deps: NoticeSenderDeps): NoticeSender {
       deps.logger.warn({ slug: notice.slug, eventId: notice.eventId, attempts, retryInMs: waitMs, err: message }, 'notice not sent; will retry');
       return;
     }
-    const sent = { ...base, to: receipt.accepted, rejected: receipt.rejected, messageId: receipt.messageId, via: deps.mailer.via };
+    const sent = { ...base, to: receipt.accepted, rejected: receipt.rejected, messageId: receipt.messageId, via: receipt.via ?? deps.mailer.via };
     await recordNoticeOutcome(deps.store, { type: 'MigrationNoticeSent', data: sent }, row.correlation_id, new Date());
     await removeNotice(deps.db, notice.eventId);
   }

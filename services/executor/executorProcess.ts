@@ -59,13 +59,15 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     const credentials = (database: string) => instanceCredentials(masterKey, database);
     const sourceDeps = { store: infra.store, secrets: sshKeySecrets(infra.db, createSecretBox(masterKey)), access: gitAccess };
     const restoreJobs = settings.FORJA_RESTORE_JOBS ?? defaultRestoreJobs();
+    // The catcher listens on the host's loopback: what an ERP of the process runtime reaches.
+    const mailCatcher = config.FORJA_MAILCATCHER ? { host: '127.0.0.1', port: config.FORJA_MAILCATCHER_SMTP_PORT } : undefined;
     const env: JobEnvironment = {
       store: infra.store,
       bus: infra.bus,
       logger,
       runtime,
       tools: {
-        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, ...job }),
+        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, mailCatcher, ...job }),
         source: (log, { signal }, project) => projectSource(sourceDeps, project, log, signal),
         filestore: ({ signal }) => ({
           copy: (from, to, log) => copyFilestore(from, to, log, { signal }),

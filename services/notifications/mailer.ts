@@ -17,6 +17,8 @@ export interface MailReceipt {
   messageId: string;
   accepted: string[];
   rejected: string[];
+  /** How this message went, from a mailer that chooses per message (the mail catcher, else a file). */
+  via?: 'smtp' | 'file';
 }
 
 /** Where notices go: an SMTP server, or the local catcher folder. */
@@ -76,5 +78,36 @@ export function fileMailer(folder: string, logger: Logger): Mailer {
       return { messageId: info.messageId, accepted: [...mail.to], rejected: [] };
     },
     close: () => transport.close(),
+  };
+}
+
+/** Whether sending failed because nothing listens at the SMTP address (the mail catcher is not running). */
+function refused(error: unknown): boolean {
+  const failure = error as { code?: string; message?: string };
+  return failure.code === 'ESOCKET' && /ECONNREFUSED/.test(failure.message ?? '');
+}
+
+/**
+ * Without FORJA_SMTP_URL but with Forja's mail catcher: notices go to the catcher, where a tester
+ * reads them at /mails; when it is not running (the projector started alone), to `.eml` files.
+ */
+export function catcherMailer(catcherUrl: string, folder: string, timeouts: SmtpTimeouts, logger: Logger): Mailer {
+  const catcher = smtpMailer(catcherUrl, timeouts);
+  const files = fileMailer(folder, logger);
+  return {
+    via: 'smtp',
+    describe: `the mail catcher at ${catcher.describe} (FORJA_SMTP_URL is unset), else ${files.describe.replace(/ \(FORJA_SMTP_URL is unset\)$/, '')} while it is not running`,
+    async send(mail, signal) {
+      try {
+        return { ...(await catcher.send(mail, signal)), via: 'smtp' };
+      } catch (error) {
+        if (!refused(error)) throw error;
+        return { ...(await files.send(mail, signal)), via: 'file' };
+      }
+    },
+    close() {
+      catcher.close();
+      files.close();
+    },
   };
 }

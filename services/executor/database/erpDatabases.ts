@@ -10,6 +10,7 @@ import type { InstanceCredentials } from './instanceRole.ts';
 import { logLine } from './logLine.ts';
 import { type ModuleState, readModuleStates } from './moduleStates.ts';
 import { type Neutralized, neutralizeDatabase } from './neutralize.ts';
+import type { MailCatcherAddress } from './neutralizationSteps.ts';
 import { openSession } from './openSession.ts';
 import { DEFAULT_APPLICATION_NAME, parsePgUrl, urlAs } from './pgServer.ts';
 import { pgTools } from './pgTools.ts';
@@ -41,6 +42,8 @@ export interface ErpDatabasesOptions {
   restoreJobs?: number;
   /** The size from which a custom-format dump restores with `restoreJobs` (see pgTools). */
   parallelRestoreFromBytes?: number;
+  /** Forja's mail catcher, which neutralized copies send their mail to; unset = the dead host `invalid`. */
+  mailCatcher?: MailCatcherAddress;
 }
 
 /**
@@ -104,7 +107,7 @@ export interface ErpDatabases {
 /** What the server keeps of an application_name unchanged. */
 const APPLICATION_NAME = /^[\x20-\x7e]{1,63}$/;
 
-export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs, restoreJobs, parallelRestoreFromBytes }: ErpDatabasesOptions): ErpDatabases {
+export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs, restoreJobs, parallelRestoreFromBytes, mailCatcher }: ErpDatabasesOptions): ErpDatabases {
   const server = parsePgUrl(adminUrl);
   const appName = applicationName ?? (signal ? `${DEFAULT_APPLICATION_NAME}-${randomBytes(6).toString('hex')}` : DEFAULT_APPLICATION_NAME);
   if (!APPLICATION_NAME.test(appName)) throw new Error(`not a usable application_name (printable ASCII, at most 63 characters): ${JSON.stringify(appName)}`);
@@ -226,7 +229,7 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
         try {
           logLine(log, `neutralizing database ${name}`);
           const skipped: string[] = [];
-          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`));
+          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`), mailCatcher);
           if (skipped.length > 0) logLine(log, `neutralize ${name}: not applicable here: ${skipped.join('; ')}`);
           for (const { what, rows } of done) logLine(log, `neutralize ${name}: ${what} (${rows} row(s) changed)`);
           logLine(log, `neutralized database ${name}: ${done.length} step(s) applied`);

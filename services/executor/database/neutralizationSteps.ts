@@ -12,11 +12,17 @@ export interface Statement {
   params?: unknown[];
 }
 
+/** Where a neutralized copy's outgoing mail goes: Forja's mail catcher, so a tester sees what the ERP would have sent. */
+export interface MailCatcherAddress {
+  host: string;
+  port: number;
+}
+
 export interface Step {
   what: string;
   /** `table.column`s the statements use; the step is skipped when one is missing (module not installed, older ERP). */
   needs: string[];
-  statements(schema: Schema): Statement[];
+  statements(schema: Schema, mailCatcher?: MailCatcherAddress): Statement[];
 }
 
 const PLACEHOLDER_MAIL_SERVER = 'neutralization - disable emails';
@@ -57,8 +63,9 @@ export const STEPS: Step[] = [
   {
     // With no active server the ERP falls back to the SMTP server of its configuration
     // (localhost:25 by default), and a relay on the host would deliver; the placeholder points
-    // at the unresolvable host `invalid`, so mail stays queued in the copy.
-    what: `placeholder outgoing mail server '${PLACEHOLDER_MAIL_SERVER}' (host invalid) added`,
+    // at Forja's mail catcher, which keeps every message for testers at /mails, or without a
+    // catcher at the unresolvable host `invalid`, so mail stays queued in the copy.
+    what: `placeholder outgoing mail server '${PLACEHOLDER_MAIL_SERVER}' (the mail catcher, or host invalid) added`,
     needs: ['ir_mail_server.name', 'ir_mail_server.smtp_host', 'ir_mail_server.smtp_port', 'ir_mail_server.smtp_encryption', 'ir_mail_server.active'],
     statements: placeholderMailServer,
   },
@@ -116,8 +123,9 @@ export const STEPS: Step[] = [
   },
 ];
 
-function placeholderMailServer(schema: Schema): Statement[] {
-  const values: Record<string, unknown> = { name: PLACEHOLDER_MAIL_SERVER, smtp_host: 'invalid', smtp_port: 1025, smtp_encryption: 'none', active: true };
+function placeholderMailServer(schema: Schema, mailCatcher?: MailCatcherAddress): Statement[] {
+  const target = mailCatcher ?? { host: 'invalid', port: 1025 };
+  const values: Record<string, unknown> = { name: PLACEHOLDER_MAIL_SERVER, smtp_host: target.host, smtp_port: target.port, smtp_encryption: 'none', active: true };
   if (has(schema, 'ir_mail_server.smtp_authentication')) values['smtp_authentication'] = 'login';
   // A layout with another required column is one this code does not know: better no placeholder than a failed step.
   const required = [...(schema.get('ir_mail_server') ?? new Map<string, Column>())].filter(([, column]) => column.notNull && !column.hasDefault).map(([name]) => name);
@@ -128,6 +136,11 @@ function placeholderMailServer(schema: Schema): Statement[] {
       sql: `insert into ir_mail_server (${names.join(', ')}) select ${names.map((_, i) => `$${i + 1}`).join(', ')}
             where not exists (select 1 from ir_mail_server where name = $${names.length + 1})`,
       params: [...Object.values(values), PLACEHOLDER_MAIL_SERVER],
+    },
+    // A copy neutralized before (or while the catcher was off) gets the current target.
+    {
+      sql: 'update ir_mail_server set smtp_host = $1, smtp_port = $2 where name = $3 and (smtp_host, smtp_port) is distinct from ($1, $2)',
+      params: [target.host, target.port, PLACEHOLDER_MAIL_SERVER],
     },
   ];
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Column, type Schema, STEPS, has } from './neutralizationSteps.ts';
+import { type Column, type MailCatcherAddress, type Schema, STEPS, has } from './neutralizationSteps.ts';
 
 /** One thing neutralization turned off, for the `db` log and the instance page. */
 export interface Neutralized {
@@ -12,8 +12,13 @@ export interface Neutralized {
  * Neutralizes the database `client` is connected to, in one transaction, and says what it did.
  * Safe to re-run (each statement changes only what is not yet neutral); a database without any
  * of these tables is left alone and gives an empty list. `onSkip` hears the steps that did not apply.
+ * `mailCatcher`, when Forja runs one, receives the copy's outgoing mail (else the dead host `invalid`).
  */
-export async function neutralizeDatabase(client: pg.Client, onSkip: (what: string, missing: string[]) => void = () => undefined): Promise<Neutralized[]> {
+export async function neutralizeDatabase(
+  client: pg.Client,
+  onSkip: (what: string, missing: string[]) => void = () => undefined,
+  mailCatcher?: MailCatcherAddress,
+): Promise<Neutralized[]> {
   const done: Neutralized[] = [];
   await client.query('begin');
   try {
@@ -24,7 +29,7 @@ export async function neutralizeDatabase(client: pg.Client, onSkip: (what: strin
         onSkip(step.what, missing);
         continue;
       }
-      const statements = step.statements(schema);
+      const statements = step.statements(schema, mailCatcher);
       if (statements.length === 0) {
         onSkip(step.what, []);
         continue;
