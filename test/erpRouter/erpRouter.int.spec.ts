@@ -133,6 +133,13 @@ describe('ERP router (a stable address per instance)', function () {
     expect(requested).to.deep.equal(['stop', 'destroy']);
   });
 
+  it('starts nothing with FORJA_ERP_ROUTER=false', async () => {
+    const off = await startErpRouterProcess(platform.infra, { ...platform.config, FORJA_ERP_ROUTER: false, FORJA_ERP_ROUTER_PORT: port }, silentLogger);
+    expect(off.url).to.equal(undefined);
+    expect(off.describe()).to.deep.equal(['off (FORJA_ERP_ROUTER=false)']);
+    await off.stop();
+  });
+
   it('answers 502 with a page when the running ERP does not answer', async () => {
     const erp = await tinyErp('dead');
     await runningInstance('acme-dead', erp.url);

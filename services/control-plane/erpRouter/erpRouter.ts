@@ -72,7 +72,9 @@ export function erpRouter(options: ErpRouterOptions): ErpRouter {
     router: (req) => targets.get(req)!,
     target: 'http://127.0.0.1:9',
     changeOrigin: false,
-    xfwd: true,
+    // On localhost the router is the ERP's only proxy and says so; under another domain the TLS
+    // proxy in front already set X-Forwarded-*, and appending `http` would tell the ERP it is not on https.
+    xfwd: options.domain === 'localhost',
     ejectPlugins: true,
     plugins: [errors],
   });

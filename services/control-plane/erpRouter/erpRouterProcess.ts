@@ -1,3 +1,4 @@
+import { migrateReadModel } from '#projections/migrations/index.ts';
 import { listen } from '#shared/http/listen.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
 import { erpActivity } from './erpActivity.ts';
@@ -11,6 +12,8 @@ import { erpRouter } from './erpRouter.ts';
 export const startErpRouterProcess: StartProcess = async (infra, config, logger) => {
   const log = logger.child({ process: 'erp-router' });
   if (!config.FORJA_ERP_ROUTER) return { name: 'erp-router', describe: () => ['off (FORJA_ERP_ROUTER=false)'], stop: async () => {} };
+  // Run alone, the router may be the first to open the read model.
+  await migrateReadModel(infra.db);
   const activity = erpActivity(infra.store, log);
   const router = erpRouter({ readModel: infra.db.withSchema('read_model'), domain: config.FORJA_INSTANCE_DOMAIN, wake: activity.wake, onVisit: activity.visit, logger: log });
   const listening = await listen(router.handle, config.FORJA_HOST, config.FORJA_ERP_ROUTER_PORT);
