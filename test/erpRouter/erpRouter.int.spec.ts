@@ -4,7 +4,9 @@ import { expect } from 'chai';
 import { WebSocket } from 'ws';
 import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { waitForPosition } from '#projections/runner/waitForPosition.ts';
+import { erpRouter } from '#services/control-plane/erpRouter/erpRouter.ts';
 import { startErpRouterProcess } from '#services/control-plane/erpRouter/erpRouterProcess.ts';
+import { listen } from '#shared/http/listen.ts';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { silentLogger } from '#shared/log.ts';
 import type { ForjaProcess } from '#shared/platform/process.ts';
@@ -131,6 +133,26 @@ describe('ERP router (a stable address per instance)', function () {
     expect(destroyed.text).to.contain('acme-gone is destroyed');
     const requested = (await streamOf('acme-gone')).filter((event) => event.type === 'InstanceActionRequested').map((event) => (event.data as { action: string }).action);
     expect(requested).to.deep.equal(['stop', 'destroy']);
+  });
+
+  it('answers 500 and drops a WebSocket when it cannot read the instance read model', async () => {
+    const broken = erpRouter({ readModel: platform.infra.db.withSchema('no_such_schema') as never, domain: 'localhost', wake: async () => {}, onVisit: () => {}, logger: silentLogger });
+    const listening = await listen(broken.handle, '127.0.0.1', 0);
+    listening.server.on('upgrade', broken.upgrade);
+    try {
+      const brokenPort = Number(new URL(listening.url).port);
+      const answer = await requestWithHost(brokenPort, `acme-a.localhost:${brokenPort}`);
+      expect(answer.status).to.equal(500);
+      expect(answer.text).to.equal('The ERP router failed; see the Forja log.\n');
+      const closed = await new Promise<string>((resolve) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${brokenPort}/websocket`, { headers: { host: `acme-a.localhost:${brokenPort}` } });
+        socket.on('error', (error) => resolve(error.message));
+        socket.on('open', () => resolve('open'));
+      });
+      expect(closed).to.match(/socket hang up|ECONNRESET/);
+    } finally {
+      await listening.close();
+    }
   });
 
   it('starts nothing with FORJA_ERP_ROUTER=false', async () => {

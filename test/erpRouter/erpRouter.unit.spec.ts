@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { DomainError } from '#shared/decider/decider.ts';
 import { instanceAddress, slugFromHost } from '#shared/http/instanceAddress.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
+import { erpActivity } from '#services/control-plane/erpRouter/erpActivity.ts';
 import { routeFor } from '#services/control-plane/erpRouter/erpRouter.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instancePlan, type InstanceEvent, type InstanceStatus, type JobKind } from '#services/instances/domain/instance.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
+import { waitUntil } from '#test/support/wait.ts';
 
 describe('ERP router addresses', () => {
   it('reads the instance slug from a Host under the domain, with or without a port', () => {
@@ -61,5 +63,49 @@ describe('instance decider: RecordVisit', () => {
     const asleep: InstanceEvent[] = [...running, { type: 'InstanceActionRequested', data: { slug, action: 'sleep', jobId: 'j2', reason: 'idle', plan: instancePlan('sleep', true) } }, ...ranJob('j2', 'sleep', 'sleeping')];
     spec.given(asleep).when({ type: 'RecordVisit' }).thenNothingHappens();
     spec.given([]).when({ type: 'RecordVisit' }).thenThrows(DomainError, /no such instance/);
+  });
+});
+
+describe('ERP router activity', () => {
+  /** A store that holds no instance, or fails every read. */
+  const store = (fail: boolean) => ({ readStream: async () => (fail ? Promise.reject(new Error('store down')) : { events: [], version: 0 }) }) as never;
+  const warnings: unknown[] = [];
+  const logger = { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never;
+
+  it('takes a refused wake (the instance changed meanwhile) as no error, and passes a failing store on', async () => {
+    await erpActivity(store(false), logger).wake('acme-gone');
+    let failure: unknown;
+    await erpActivity(store(true), logger).wake('acme-dev').catch((error: unknown) => (failure = error));
+    expect((failure as Error).message).to.equal('store down');
+  });
+
+  it('logs a visit it could not record and tries again at the next request, not before', async () => {
+    let reads = 0;
+    const counting = { readStream: async () => ((reads += 1), Promise.reject(new Error('store down'))) } as never;
+    warnings.length = 0;
+    const activity = erpActivity(counting, logger, { visitEveryMs: 60_000 });
+    activity.visit('acme-dev');
+    await waitUntil(() => warnings.length === 1, 'the failed visit to be logged');
+    activity.visit('acme-dev');
+    await waitUntil(() => warnings.length === 2, 'the retried visit to be logged');
+    expect(reads).to.equal(2);
+  });
+
+  it('records one visit per instance per interval', async () => {
+    let reads = 0;
+    let clock = 0;
+    // Reads that never answer: no visit ends, so only the throttle decides what is tried.
+    const counting = { readStream: () => ((reads += 1), new Promise(() => {})) } as never;
+    const activity = erpActivity(counting, logger, { visitEveryMs: 1000, now: () => clock });
+    activity.visit('acme-a');
+    activity.visit('acme-a');
+    activity.visit('acme-b');
+    clock = 999;
+    activity.visit('acme-a');
+    clock = 1000;
+    activity.visit('acme-a');
+    await waitUntil(() => reads >= 3, 'three visits tried');
+    for (let tick = 0; tick < 5; tick += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(reads).to.equal(3);
   });
 });

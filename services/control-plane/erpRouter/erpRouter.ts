@@ -70,6 +70,7 @@ export function erpRouter(options: ErpRouterOptions): ErpRouter {
   };
   const proxy = createProxyMiddleware({
     router: (req) => targets.get(req)!,
+    // http-proxy-middleware wants a target beside `router`; every request has its own from `targets`.
     target: 'http://127.0.0.1:9',
     changeOrigin: false,
     // On localhost the router is the ERP's only proxy and says so; under another domain the TLS
