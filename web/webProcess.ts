@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
+import { instanceAddress } from '#shared/http/instanceAddress.ts';
 import { orExit } from '#shared/config/config.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
@@ -12,15 +13,23 @@ import { oidcRoutes } from './auth/oidc.routes.ts';
 import type { WebContext } from './context.ts';
 import { controlPlaneClient } from './controlPlaneClient.ts';
 import { sessionMiddleware } from './http/session.ts';
+import { toolUpgrades } from './tools/toolUpgrades.ts';
+import { webTools } from './tools/webTools.ts';
 import { loadWebSettings } from './web.settings.ts';
 
 const UPLOAD_REQUEST_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 
-/** Templates autoescape everything; a template is never built from user input. */
+/**
+ * Templates autoescape everything; a template is never built from user input. lstripBlocks drops
+ * the indentation before a `{% tag %}` alone on its line, which would otherwise be served as
+ * trailing whitespace (html-validate's no-trailing-whitespace). It leaves `{# comments #}` alone:
+ * a comment on a line of its own starts at the line's beginning.
+ */
 export function templateEnvironment(): nunjucks.Environment {
   return new nunjucks.Environment(new nunjucks.FileSystemLoader(fileURLToPath(new URL('./templates', import.meta.url)), { noCache: false }), {
     autoescape: true,
     throwOnUndefined: false,
+    lstripBlocks: true,
   });
 }
 
@@ -41,14 +50,18 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
     metrics: createMetrics('forja_web_'),
     logger: logger.child({ process: 'web' }),
   };
+  // The ERP router's address of each instance, for the instance page (instances/_status.njk).
+  if (config.FORJA_ERP_ROUTER) ctx.templates.addGlobal('erpAddress', (slug: string) => instanceAddress(slug, config.FORJA_INSTANCE_DOMAIN, config.FORJA_ERP_ROUTER_PORT));
   const sessions = await sessionMiddleware(infra.db, infra.pool, secrets.masterKey);
-  const app = createWebApp(ctx, { session: sessions.middleware, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
+  const tools = webTools(ctx, { mailCatcherWebPort: config.FORJA_MAILCATCHER_WEB_PORT });
+  const app = createWebApp(ctx, { session: sessions.middleware, tools, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
   // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
   // This is the upload's bound; every other request has FORJA_BODY_TIMEOUT_S (bodyDeadline), and
   // headers, which every request sends before any route can tell it apart, have that too.
   listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
   listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
+  listening.server.on('upgrade', toolUpgrades(ctx, sessions.middleware, tools));
   return {
     name: 'web',
     url: listening.url,

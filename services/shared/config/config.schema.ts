@@ -53,6 +53,17 @@ export const configSchema = {
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
     FORJA_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8081, description: 'web port' },
     FORJA_PADRON_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8082, description: 'padron lookup port' },
+    FORJA_MAILCATCHER: { type: 'boolean', default: true, description: 'true: `npm start` runs the mail catcher (maildev) and web proxies it at /mails; false: no catcher' },
+    FORJA_MAILCATCHER_SMTP_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1025, description: 'SMTP port of the mail catcher, on 127.0.0.1' },
+    FORJA_MAILCATCHER_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1080, description: 'web UI port of the mail catcher, on 127.0.0.1 (users reach it through web at /mails)' },
+    FORJA_ERP_ROUTER: { type: 'boolean', default: true, description: 'true: `npm start` runs the ERP router, which answers each instance at <slug>.FORJA_INSTANCE_DOMAIN; false: no router' },
+    FORJA_ERP_ROUTER_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8083, description: 'ERP router port: http://<slug>.localhost:8083/ reaches the instance <slug>' },
+    FORJA_INSTANCE_DOMAIN: {
+      type: 'string',
+      pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$',
+      default: 'localhost',
+      description: 'the ERP router answers <slug>.<domain>; localhost links to http://<slug>.localhost:FORJA_ERP_ROUTER_PORT/, another domain to https://<slug>.<domain>/ (a TLS proxy in front); the docker runtime labels containers with it too',
+    },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -112,6 +123,12 @@ export interface Config {
   FORJA_CONTROL_PLANE_PORT: number;
   FORJA_WEB_PORT: number;
   FORJA_PADRON_PORT: number;
+  FORJA_MAILCATCHER: boolean;
+  FORJA_MAILCATCHER_SMTP_PORT: number;
+  FORJA_MAILCATCHER_WEB_PORT: number;
+  FORJA_ERP_ROUTER: boolean;
+  FORJA_ERP_ROUTER_PORT: number;
+  FORJA_INSTANCE_DOMAIN: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'pretty' | 'json';
   FORJA_GIT_FILE_ROOTS?: string;
