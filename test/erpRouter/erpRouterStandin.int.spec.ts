@@ -47,6 +47,8 @@ describe('ERP router with the ERP stand-in on the process runtime', function () 
     } finally {
       sweep.stop();
     }
+    // The sweep's request reaches the read model a moment later: until then the instance still reads `running` with no job.
+    await waitUntil(async () => (await client.get('acme-dev')).status !== 'running', 'the sleep request to show', 30_000);
     await client.settled('acme-dev', 'sleeping');
 
     const waking = await requestWithHost(port, host, { path: '/web/health' });
