@@ -11,7 +11,7 @@ import { migrateSecrets } from '#shared/secrets/secrets.ts';
 import { sshKeySecrets } from '#shared/secrets/sshKeySecrets.ts';
 import { projectSource } from './source/projectSource.ts';
 import { erpDatabases } from './database/erpDatabases.ts';
-import { instanceCredentials } from './database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { copyFilestore, extractFilestore } from './database/filestore.ts';
 import { filestoreLimits } from './database/filestoreLimits.ts';
 import { defaultRestoreJobs } from './database/pgTools.ts';

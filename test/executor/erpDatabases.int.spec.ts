@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { detectDumpFormat } from '#services/executor/database/dumpFormat.ts';
 import { type ErpDatabases, erpDatabases } from '#services/executor/database/erpDatabases.ts';
 import { copyFilestore, extractFilestore } from '#services/executor/database/filestore.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { type ErpDatabasesOptions, erpDatabases } from '#services/executor/database/erpDatabases.ts';
 import { copyFilestore, extractFilestore } from '#services/executor/database/filestore.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';

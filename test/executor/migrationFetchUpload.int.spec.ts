@@ -7,7 +7,7 @@ import { uploadKeys } from '#shared/blobs/blobKeys.ts';
 import { BlobNotFoundError, type BlobStore } from '#shared/blobs/blobStore.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { MigrationInput } from '#services/migrations/domain/migration.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { fetch, inputDumpFile, inputFilestoreFile } from '#services/executor/migration/steps/fetch.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { migrationStepContext } from './fixtures/migrationStepsContext.ts';

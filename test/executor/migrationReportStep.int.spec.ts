@@ -7,7 +7,7 @@ import { createPool, type Pool } from '#shared/db.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import { createPgEventStore, migrateEventStore } from '#shared/eventStore/postgres/pgEventStore.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { report } from '#services/executor/migration/steps/report.ts';
 import { emailsFromUserStreams } from '#services/executor/migration/userEmails.ts';
 import { migrationStream } from '#services/migrations/domain/migration.ts';

@@ -6,7 +6,7 @@ import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { StepOutcome } from '#shared/workflow/stepOutcome.ts';
 import type { MigrationInput } from '#services/migrations/domain/migration.ts';
 import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { inputDumpFile, inputFilestoreFile } from '#services/executor/migration/steps/fetch.ts';
 import { filestore as filestoreCheck } from '#services/executor/migration/steps/filestore.ts';

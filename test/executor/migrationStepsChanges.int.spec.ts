@@ -7,7 +7,7 @@ import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
 import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { backup } from '#services/executor/migration/steps/backup.ts';
 import { restoreCheckpoint, snapshotName, takeCheckpoint } from '#services/executor/migration/steps/checkpoint.ts';

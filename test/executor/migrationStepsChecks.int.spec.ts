@@ -6,7 +6,7 @@ import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
 import type { StepOutcome } from '#shared/workflow/stepOutcome.ts';
 import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import type { MigrationStep } from '#services/executor/migration/migrationStepContext.ts';
 import { check } from '#services/executor/migration/steps/check.ts';

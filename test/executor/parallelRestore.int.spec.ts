@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { PARALLEL_RESTORE_FROM_BYTES, defaultRestoreJobs } from '#services/executor/database/pgTools.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { loadExecutorSettings } from '#services/executor/executor.settings.ts';

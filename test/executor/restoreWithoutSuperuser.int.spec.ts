@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { type ErpDatabases, erpDatabases } from '#services/executor/database/erpDatabases.ts';
-import { instanceCredentials } from '#services/executor/database/instanceRole.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { freshName, memoryLog, pgDump, sql } from './fixtures/databaseFixtures.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
 import { instanceClient } from '#test/support/instances.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { instanceStream, jobSteps, type InstanceEvent } from '#services/instances/domain/instance.ts';
 import { instanceClient } from '#test/support/instances.ts';
 import { testNatsUrl } from '#test/support/nats.ts';

@@ -8,7 +8,7 @@ import { instanceDecider } from '#services/instances/domain/instance.decider.ts'
 import { instanceStream, type InstanceSettings } from '#services/instances/domain/instance.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import { runSteps, getRun } from '#projections/erpMigrations/migrationRuns.ts';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { servedCustomerDump } from '#test/support/customerDump.ts';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { getProject } from '#projections/projects/projectDetail.ts';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { startIdleSweep } from '#services/executor/idleSweep.ts';
 import { silentLogger } from '#shared/log.ts';

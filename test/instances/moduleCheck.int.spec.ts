@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { databaseName } from '#services/executor/database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import pg from 'pg';
-import { INSTANCE_ROLE_ALTERABLE_ATTRIBUTES, INSTANCE_ROLE_ATTRIBUTES, type InstanceCredentials } from './instanceRole.ts';
+import { INSTANCE_ROLE_ALTERABLE_ATTRIBUTES, INSTANCE_ROLE_ATTRIBUTES, type InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { logLine } from './logLine.ts';
 import { openSession, type SessionOptions } from './openSession.ts';
 

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { InstanceCredentials } from './instanceRole.ts';
+import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { logLine } from './logLine.ts';
 import { privilegeRefusalMessage, privilegeRefusalWatcher } from './privilegeRefusal.ts';
 import { DumpRefusedError, plainDumpFilter } from './plainDumpFilter.ts';

@@ -10,7 +10,7 @@ import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.t
 import { runWorkflowJob } from '#shared/workflow/workflowRunner.ts';
 import { instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream, type InstanceEvent, type InstanceState, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
-import { databaseName } from '../database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
 import { jobLog } from './jobLog.ts';
 import { logTail } from '../logTail.ts';

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
-import type { InstanceCredentials } from '../database/instanceRole.ts';
+import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';

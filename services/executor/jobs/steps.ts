@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { assertBlobKey } from '#shared/blobs/blobStore.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
-import { databaseName } from '../database/databaseName.ts';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { filestoreDir } from '../database/filestore.ts';
 import { waitForHealth } from './healthCheck.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';

@@ -18,7 +18,7 @@ import { migrationDecider, type MigrationCommand } from '#services/migrations/do
 import { migrationStream, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { FilestoreLimits } from '../database/filestoreLimits.ts';
-import type { InstanceCredentials } from '../database/instanceRole.ts';
+import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { jobLog } from '../jobs/jobLog.ts';
 import type { JobBinding } from '../jobs/stepEnvironment.ts';
 import { logTail } from '../logTail.ts';

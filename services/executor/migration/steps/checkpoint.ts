@@ -1,4 +1,4 @@
-import { suffixedName } from '../../database/databaseName.ts';
+import { suffixedName } from '#shared/instanceDatabase/databaseName.ts';
 import type { MigrationStepContext } from '../migrationStepContext.ts';
 
 /**
