@@ -14,9 +14,12 @@ import { errorPages, notFound } from './http/errorPages.ts';
 import { loadSessionUser, route } from './http/route.ts';
 import { instanceRoutes } from './instances/instances.routes.ts';
 import { migrationRoutes } from './migrations/migrations.routes.ts';
+import { monitoringRoutes } from './monitoring/monitoring.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 import { recipeRoutes } from './recipes/recipes.routes.ts';
+import { shellRoutes } from './shell/shell.routes.ts';
 import { sshKeyRoutes } from './sshKeys/sshKeys.routes.ts';
+import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
 import { toolRoutes, webTools, type WebTool } from './tools/webTools.ts';
 
 const DEFAULT_MAIL_CATCHER_WEB_PORT = configSchema.properties.FORJA_MAILCATCHER_WEB_PORT.default;
@@ -27,8 +30,10 @@ export interface WebAppOptions {
   session: RequestHandler;
   /** Extra routes (the identity-provider login when configured). */
   extraRoutes?: Array<(router: express.Router) => void>;
-  /** Proxied tools (mail catcher, …); unset = the shared tools at their default ports. */
+  /** Proxied tools (mail catcher, …, the instances' notebook editors); unset = the shared tools at their default ports and the instances' tools under the default FORJA_DATA_DIR. */
   tools?: WebTool[];
+  /** Where web queries Prometheus for the instance graphs (`http://127.0.0.1:9090/monitoring`); null = monitoring off; unset = the default port. */
+  prometheusUrl?: string | null;
 }
 
 /** Web's express app: static assets, sessions, CSRF, then pages registered through the authorization table. */
@@ -55,16 +60,19 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable' });
   });
   // Tools stream their bodies and check their own CSRF: their routes come before the parsers and web's check.
-  toolRoutes(router, options.tools ?? webTools(ctx, { mailCatcherWebPort: DEFAULT_MAIL_CATCHER_WEB_PORT }), [options.session, loadSessionUser(ctx)]);
+  const tools = options.tools ?? [...webTools(ctx, { mailCatcherWebPort: DEFAULT_MAIL_CATCHER_WEB_PORT }), ...instanceTools(ctx, configSchema.properties.FORJA_DATA_DIR.default).tools];
+  toolRoutes(router, tools, [options.session, loadSessionUser(ctx)]);
   router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), bodyObject, loadSessionUser(ctx), checkCsrf);
   router.param('slug', slugOnly);
   loginRoutes(router, ctx);
   for (const add of options.extraRoutes ?? []) add(router);
   projectRoutes(router, ctx);
   instanceRoutes(router, ctx);
+  shellRoutes(router, ctx);
   migrationRoutes(router, ctx);
   recipeRoutes(router, ctx);
   sshKeyRoutes(router, ctx);
+  monitoringRoutes(router, ctx, options.prometheusUrl === undefined ? `http://127.0.0.1:${configSchema.properties.FORJA_MONITORING_PORT.default}/monitoring` : (options.prometheusUrl ?? undefined));
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));

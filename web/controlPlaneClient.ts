@@ -145,6 +145,13 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     createInstance: (actorId: string, body: InstanceCreateBody) => post<InstanceOut>('/internal/instances', body, actorId),
     instanceAction: (actorId: string, slug: string, action: string) => post<InstanceOut>(`/internal/instances/${encodeURIComponent(slug)}/action`, { action }, actorId),
     purgeInstances: (actorId: string) => post<{ purged: string[] }>('/internal/instances/purge', {}, actorId),
+    /** A person used one of the instance's tools: activity for the sleep sweep (a visit, when it runs). */
+    recordInstanceActivity: (actorId: string, slug: string) => post<{ recorded: boolean }>(`/internal/instances/${encodeURIComponent(slug)}/activity`, {}, actorId),
+    /** Records a web shell before it starts (refused with 409 when the instance has nothing to open one in). */
+    openShellSession: (actorId: string, slug: string, sessionId: string, runtime: 'process' | 'docker') =>
+      post<{ recorded: boolean }>(`/internal/instances/${encodeURIComponent(slug)}/shell-sessions`, { session_id: sessionId, runtime }, actorId),
+    closeShellSession: (actorId: string, slug: string, sessionId: string, durationMs: number, reason: 'user' | 'idle' | 'error' | 'server') =>
+      post<{ recorded: boolean }>(`/internal/instances/${encodeURIComponent(slug)}/shell-sessions/${encodeURIComponent(sessionId)}/close`, { duration_ms: durationMs, reason }, actorId),
     createMigration: (actorId: string, body: MigrationCreateBody) => post<MigrationOut>('/internal/migrations', body, actorId),
     editMigration: (actorId: string, slug: string, body: MigrationEditBody) => post<MigrationOut & { ignored: string[] }>(`${migrationPath(slug)}/edit`, body, actorId),
     runMigration: (actorId: string, slug: string) => post<{ number: number }>(`${migrationPath(slug)}/run`, {}, actorId),

@@ -30,6 +30,12 @@ export const webSettingsSchema = {
       default: 30,
       description: 'seconds a request has to send its headers and its whole body; a slower one gets 408 and is closed (dump uploads alone may take hours)',
     },
+    FORJA_TOOL_IDLE: {
+      type: 'string',
+      pattern: '^[0-9]+(s|m|h|d)$',
+      default: '30m',
+      description: "an instance's notebook or code editor with no request for this long is stopped; the next request starts it again (90s, 30m, 2h)",
+    },
     FORJA_UPLOAD_MAX_BYTES: {
       type: 'integer',
       minimum: 1,
@@ -51,6 +57,7 @@ export interface WebSettings {
   FORJA_OIDC_LABEL: string;
   FORJA_BODY_TIMEOUT_S: number;
   FORJA_UPLOAD_MAX_BYTES: number;
+  FORJA_TOOL_IDLE: string;
 }
 
 export const loadWebSettings = settingsLoader<WebSettings>(webSettingsSchema);

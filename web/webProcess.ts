@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
 import { migrateReadModel } from '#projections/migrations/index.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { instanceAddress } from '#shared/http/instanceAddress.ts';
 import { orExit } from '#shared/config/config.ts';
 import { listen } from '#shared/http/listen.ts';
@@ -13,6 +14,9 @@ import { oidcRoutes } from './auth/oidc.routes.ts';
 import type { WebContext } from './context.ts';
 import { controlPlaneClient } from './controlPlaneClient.ts';
 import { sessionMiddleware } from './http/session.ts';
+import { loadShellSettings } from './shell/shell.settings.ts';
+import { webShell } from './shell/webShell.ts';
+import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
 import { toolUpgrades } from './tools/toolUpgrades.ts';
 import { webTools } from './tools/webTools.ts';
 import { loadWebSettings } from './web.settings.ts';
@@ -53,21 +57,29 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   // The ERP router's address of each instance, for the instance page (instances/_status.njk).
   if (config.FORJA_ERP_ROUTER) ctx.templates.addGlobal('erpAddress', (slug: string) => instanceAddress(slug, config.FORJA_INSTANCE_DOMAIN, config.FORJA_ERP_ROUTER_PORT));
   const sessions = await sessionMiddleware(infra.db, infra.pool, secrets.masterKey);
-  const tools = webTools(ctx, { mailCatcherWebPort: config.FORJA_MAILCATCHER_WEB_PORT });
-  const app = createWebApp(ctx, { session: sessions.middleware, tools, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
+  // Per-instance tools start on first use and stop when idle, or here, when web stops.
+  const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR);
+  const tools = [...webTools(ctx, { mailCatcherWebPort: config.FORJA_MAILCATCHER_WEB_PORT, monitoringPort: config.FORJA_MONITORING_PORT, dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
+  const prometheusUrl = config.FORJA_MONITORING ? `http://127.0.0.1:${config.FORJA_MONITORING_PORT}/monitoring` : null;
+  const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
   // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
   // This is the upload's bound; every other request has FORJA_BODY_TIMEOUT_S (bodyDeadline), and
   // headers, which every request sends before any route can tell it apart, have that too.
   listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
   listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
-  listening.server.on('upgrade', toolUpgrades(ctx, sessions.middleware, tools));
+  const shell = webShell(ctx, sessions.middleware, { settings: orExit(() => loadShellSettings()), dataDir: config.FORJA_DATA_DIR, masterKey: secrets.masterKey });
+  const toolUpgrade = toolUpgrades(ctx, sessions.middleware, tools);
+  listening.server.on('upgrade', (req, socket, head) => (shell.handles(req.url) ? shell.upgrade(req, socket, head) : toolUpgrade(req, socket, head)));
   return {
     name: 'web',
     url: listening.url,
     describe: () => [`${listening.url}  sign in at ${listening.url}/login${settings.FORJA_OIDC_ISSUER ? ' (or through the identity provider)' : ''}`],
     stop: async () => {
-      await listening.close();
+      // Open shells first, each recorded as closed by the server while the control-plane still answers.
+      await shell.close();
+      // Together: a tool's open WebSocket would hold the server's close up until the tool is gone.
+      await Promise.all([listening.close(), perInstance.supervisor.stopAll()]);
       await sessions.close();
     },
   };

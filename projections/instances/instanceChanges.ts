@@ -20,6 +20,7 @@ export const INSTANCE_EVENT_TYPES = [
   'InstancePurged',
   'InstanceRebuildDeferred',
   'InstanceVisited',
+  'InstanceShellOpened',
 ] as const;
 
 /** What an event changes in the InstanceOut columns: a whole row (requested), a patch, or deletion (purged). */
@@ -75,6 +76,8 @@ export function instanceChange(recorded: RecordedEvent): InstanceChange {
       return { patch: { updated_at: at } };
     // Activity for the idle sweep only (instance_detail's last_action_at): not a change of the instance.
     case 'InstanceVisited':
+    case 'InstanceShellOpened':
+    case 'InstanceShellClosed':
       return null;
     default:
       return null;

@@ -18,8 +18,8 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
       const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
       const slug = event.data.slug;
       const at = new Date(recorded.metadata.at);
-      // A visit is activity for the idle sweep, and nothing else on the instance changes.
-      if (event.type === 'InstanceVisited') {
+      // A visit or a shell opened is activity for the idle sweep, and nothing else on the instance changes.
+      if (event.type === 'InstanceVisited' || event.type === 'InstanceShellOpened') {
         await trx.updateTable('instance_detail').set({ last_action_at: at }).where('slug', '=', slug).execute();
         continue;
       }
@@ -124,4 +124,10 @@ export function instancesToRecover(db: ReadModel): Promise<Array<Pick<InstanceDe
     .where((eb) => eb.or([eb('job_active', '=', true), eb('status', '=', 'running')]))
     .orderBy('slug')
     .execute();
+}
+
+/** Running instances and their ERP's port on 127.0.0.1: what monitoring probes at each scrape. */
+export async function runningErpPorts(db: ReadModel): Promise<Array<{ slug: string; port: number }>> {
+  const rows = await db.selectFrom('instance_detail').select(['slug', 'port']).where('status', '=', 'running').where('port', 'is not', null).orderBy('slug').execute();
+  return rows.map((row) => ({ slug: row.slug, port: row.port! }));
 }

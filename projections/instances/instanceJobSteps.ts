@@ -88,6 +88,8 @@ export const instanceJobStepsProjection: Projection<ReadModelDatabase> = {
         case 'InstanceProcessExited':
         case 'InstanceRebuildDeferred':
         case 'InstanceVisited':
+        case 'InstanceShellOpened':
+        case 'InstanceShellClosed':
           break;
         default: {
           const unknown: never = event;

@@ -7,6 +7,7 @@ import { gitHookApi } from './hooks/gitHook.api.ts';
 import { identityApi } from './identity/identity.api.ts';
 import { identityInternal } from './identity/identity.internal.ts';
 import { instanceApi } from './instances/instance.api.ts';
+import { instanceActivityInternal } from './instances/instanceActivity.internal.ts';
 import { instanceInternal } from './instances/instance.internal.ts';
 import { migrationApi } from './migrations/migration.api.ts';
 import { migrationInternal } from './migrations/migration.internal.ts';
@@ -52,6 +53,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   identityInternal(router, ctx);
   projectInternal(router, ctx);
   instanceInternal(router, ctx);
+  instanceActivityInternal(router, ctx);
   migrationInternal(router, ctx);
   app.use(router);
   app.use((_req, res) => void res.status(404).json({ detail: 'no such endpoint; see /docs' }));

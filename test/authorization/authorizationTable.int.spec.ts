@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import { dbAdminStarter } from '#services/dbadmin/dbAdminProcess.ts';
 import { startMailCatcherProcess } from '#services/mailcatcher/mailCatcherProcess.ts';
+import { startMonitoringProcess } from '#services/monitoring/monitoringProcess.ts';
 import { authorizationTable, type RouteRule } from '#shared/auth/authorizationTable.ts';
 import { ROLES } from '#shared/auth/roles.ts';
 import { freePort } from '#test/support/freePort.ts';
+import { testCluster } from '#test/support/postgres.ts';
 import { controlPlaneApp, webApp } from '#test/support/processApps.ts';
 import { registeredRoutes } from '#test/support/routeStack.ts';
 import { basic } from '#test/support/platform.ts';
@@ -24,7 +27,12 @@ describe('the authorization table', function () {
     // authorization, so the per-address lock (tested on its own) must not answer 429 before the end.
     // The mail catcher runs so its proxy's routes reach it.
     const catcherPorts = { FORJA_MAILCATCHER_SMTP_PORT: String(await freePort()), FORJA_MAILCATCHER_WEB_PORT: String(await freePort()) };
-    platform = await startWebPlatform({ FORJA_LOGIN_ADDRESS_FAILURES: '100000' }, [startMailCatcherProcess], catcherPorts);
+    // Prometheus runs too (installed by .ci/run), so the /monitoring routes reach it.
+    const monitoringPort = { FORJA_MONITORING_PORT: String(await freePort()) };
+    // Adminer too (installed by .ci/run), pinned to the test cluster, so the /dbadmin routes reach it.
+    const dbAdmin = dbAdminStarter({ FORJA_ERP_DATABASE_URL: (await testCluster()).urlFor('postgres') });
+    const dbAdminPort = { FORJA_DBADMIN_PORT: String(await freePort()) };
+    platform = await startWebPlatform({ FORJA_LOGIN_ADDRESS_FAILURES: '100000' }, [startMailCatcherProcess, startMonitoringProcess, dbAdmin], { ...catcherPorts, ...monitoringPort, ...dbAdminPort });
     const developer = await platform.signedIn('developer');
     expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
     expect((await developer.post('/instances', { name: 'Walk Instance', project: fixture.slug, erp_version: '18.0' })).location).to.equal(`/instances/${fixture.instance}`);

@@ -23,9 +23,11 @@ export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): s
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
   // key_id 0 is no key id: an allowed remove or delete is refused with 422 after the guard and changes nothing.
-  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0' };
-  // A tool's `{/*path}` (every path under its prefix): its home page.
-  return rule.path.replace('{/*path}', '/').replace(/:(\w+)/g, (_match, name: string) => {
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0', session_id: '00000000-0000-4000-8000-000000000000' };
+  // A tool's `{/*path}` (every path under its prefix): its home page; Jupyter's API status for the
+  // notebook editor, whose home page is a redirect that refuses any other method with its own 403 (no _xsrf).
+  const toolPath = rule.path.startsWith('/instances/:slug/editor/') ? '/api/status' : '/';
+  return rule.path.replace('{/*path}', toolPath).replace(/:(\w+)/g, (_match, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${ruleKey(rule)}: the walk has no value for :${name}; add one in routeRequests.ts`);
     return value;
@@ -93,6 +95,11 @@ const BODIES: Record<string, (email: string | undefined) => Record<string, strin
   'control-plane POST /internal/instances': () => ({ name: unique('internal instance'), project: 'walk-target', erp_version: '18.0' }),
   'control-plane POST /internal/instances/purge': () => ({}),
   'control-plane POST /internal/instances/:slug/action': () => ({ action: 'start' }),
+  // The walk's instance is not running: an allowed call records no visit.
+  'control-plane POST /internal/instances/:slug/activity': () => ({}),
+  // The walk's instance is still provisioning: an allowed open is refused with 409; the close (its duration left out) with 422.
+  'control-plane POST /internal/instances/:slug/shell-sessions': () => ({ session_id: '00000000-0000-4000-8000-000000000000', runtime: 'process' }),
+  'control-plane POST /internal/instances/:slug/shell-sessions/:session_id/close': () => ({ reason: 'user' }),
   // Validate only: the walk's allowed call lints and saves nothing.
   'web POST /admin/recipes/save': () => ({ key: 'community.16.0-17.0', yaml: WALK_RECIPE, action: 'validate' }),
   // The walk's migration follows the current recipe: a decision is refused with 409 and changes nothing.
@@ -155,8 +162,24 @@ export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web
 export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream', 'web GET /migrations/:slug/runs/:number/logs/stream']);
 
 /** Tool proxies' routes (spec §4.8): sent with their own method, without a form, to the tool (the walk runs the mail catcher). */
-export const TOOL_PREFIXES = ['/mails'];
+export const TOOL_PREFIXES = ['/mails', '/monitoring', '/dbadmin', '/instances/:slug/editor/proxy', '/instances/:slug/code/proxy'];
 export const isToolRoute = (rule: RouteRule): boolean => TOOL_PREFIXES.some((prefix) => rule.path === `${prefix}{/*path}`);
+
+/** How the walk tells a tool's own answer from web's: its server's header. */
+export function answeredByTool(rule: RouteRule, headers: Headers): { header: string; expected: RegExp; actual: string | null } {
+  // Adminer's router (services/dbadmin/php/router.php) names itself on every answer.
+  if (rule.path.startsWith('/dbadmin')) return { header: 'x-forja-tool', expected: /^dbadmin$/, actual: headers.get('x-forja-tool') };
+  if (rule.path.startsWith('/instances/:slug/editor/')) return { header: 'server', expected: /^TornadoServer\//, actual: headers.get('server') };
+  // code-server sends its home page to its folder, and answers other methods there with VS Code's plain-text 405.
+  if (rule.path.startsWith('/instances/:slug/code/')) {
+    return rule.method === 'GET' ? { header: 'location', expected: /^\.\/\?folder=\//, actual: headers.get('location') } : { header: 'content-type', expected: /^text\/plain$/, actual: headers.get('content-type') };
+  }
+  // Prometheus sends its home page to its graph page, and refuses other methods naming the ones it takes.
+  if (rule.path.startsWith('/monitoring')) {
+    return rule.method === 'GET' ? { header: 'location', expected: /^\/monitoring\/(classic\/)?graph/, actual: headers.get('location') } : { header: 'allow', expected: /^GET, OPTIONS$/, actual: headers.get('allow') };
+  }
+  return { header: 'x-powered-by', expected: /^Express$/, actual: headers.get('x-powered-by') };
+}
 
 /** A tool route's request as `session` with the rule's own method (webSession only sends GET and form POSTs). */
 export async function sendToTool(baseUrl: string, session: WebSession, rule: RouteRule, path: string, headers: Record<string, string>): Promise<WebResponse> {

@@ -36,6 +36,8 @@ export async function userEnvironment(): Promise<{ env: NodeJS.ProcessEnv; ports
     FORJA_WEB_PORT: String(ports.web),
     FORJA_PADRON_PORT: String(ports.padron),
     FORJA_ERP_ROUTER_PORT: String(ports.erpRouter),
+    // Prometheus too (when installed): its default 9090 is a common port to find taken.
+    FORJA_MONITORING_PORT: String(await freePort()),
   });
   return { env, ports };
 }

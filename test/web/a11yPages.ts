@@ -38,6 +38,9 @@ export const a11yPages: readonly A11yPage[] = [
   { name: 'failed instance', path: '/instances/acme-norte-broken' },
   { name: 'destroyed instance', path: '/instances/acme-norte-gone' },
   { name: 'instance logs', path: '/instances/acme-norte-main/logs' },
+  { name: 'web shell', path: '/instances/acme-norte-main/shell', as: 'developer' },
+  // No Prometheus runs for this walk: the page says it does not answer (the graphs are checked in test/monitoring).
+  { name: 'instance monitoring', path: '/instances/acme-norte-main/monitoring' },
   { name: 'migrations', path: '/migrations' },
   { name: 'new migration', path: '/migrations/new' },
   { name: 'new migration, refused', path: '/migrations/new', status: 422, submit: { action: '/migrations/new', fields: { name: '', origin: '16.0', destination: '16.0', pull_url: 'http://127.0.0.1:9/acme.dump' } } },

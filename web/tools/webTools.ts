@@ -2,8 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RequestHandler, Router } from 'express';
 import { ruleFor, type Method } from '#shared/auth/authorizationTable.ts';
+import { configSchema } from '#shared/config/config.schema.ts';
 import type { WebContext } from '../context.ts';
 import { routeAfter } from '../http/route.ts';
+import { dbAdminTool, type DbAdminTarget } from './dbAdminTool.ts';
 import { toolProxy, type ToolProxy } from './toolProxy.ts';
 
 /** A tool web proxies under `prefix` (`/mails`): its routes are `${prefix}{/*path}` in the authorization table. */
@@ -15,6 +17,10 @@ export interface WebTool {
 /** Where web finds the shared tools. */
 export interface ToolTargets {
   mailCatcherWebPort: number;
+  /** Prometheus (FORJA_MONITORING_PORT); unset = its default port. */
+  monitoringPort?: number;
+  /** Adminer (FORJA_DBADMIN_PORT, unset = its default) and how web derives an instance role's password. */
+  dbAdmin?: Partial<DbAdminTarget>;
 }
 
 /** Spec §4.8's methods; HEAD is served by the GET route. */
@@ -22,11 +28,25 @@ const TOOL_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'
 
 export const toolPath = (tool: WebTool): string => `${tool.prefix}{/*path}`;
 
-/** The shared tools: the mail catcher (maildev, serving its UI under /mails itself). Mail is not instance activity. */
+/**
+ * The shared tools: the mail catcher (maildev, serving its UI under /mails itself) and monitoring
+ * (Prometheus, under /monitoring). Neither is instance activity: reading mail or graphs wakes no ERP.
+ */
 export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   // maildev's UI is AngularJS 1, which compiles its templates' expressions with `new Function`.
   const mailCatcher = toolProxy(ctx, { target: `http://127.0.0.1:${targets.mailCatcherWebPort}`, label: 'The mail catcher', scriptSources: ["'unsafe-eval'"] });
-  return [{ prefix: '/mails', proxy: mailCatcher }];
+  // Debian's Prometheus serves its classic UI, whose pages set its path prefix and version in an
+  // inline script: a hash of it would change with every package update, so its pages may run inline scripts.
+  const monitoringPort = targets.monitoringPort ?? configSchema.properties.FORJA_MONITORING_PORT.default;
+  const monitoring = toolProxy(ctx, {
+    target: `http://127.0.0.1:${monitoringPort}`,
+    label: 'Monitoring (Prometheus)',
+    scriptSources: ["'unsafe-inline'"],
+    downAdvice: 'Try again shortly; if it persists, tell your administrator (npm start runs Prometheus when the Debian package prometheus is installed and FORJA_MONITORING is not false).',
+  });
+  // Adminer (under /dbadmin/<slug>/) opens one instance's database per path, and counts as that instance's activity.
+  const dbAdmin = dbAdminTool(ctx, { port: configSchema.properties.FORJA_DBADMIN_PORT.default, ...targets.dbAdmin });
+  return [{ prefix: '/mails', proxy: mailCatcher }, { prefix: '/monitoring', proxy: monitoring }, dbAdmin];
 }
 
 /** Registers every tool's routes through the authorization table; `before` loads the session and its user. */
@@ -34,10 +54,15 @@ export function toolRoutes(router: Router, tools: WebTool[], before: RequestHand
   for (const tool of tools) for (const method of TOOL_METHODS) routeAfter(router, method, toolPath(tool), before, tool.proxy.handle);
 }
 
-/** The tool a request path belongs to, if any. */
+/** The tool a request path belongs to, if any; a `:name` segment of a prefix (`/instances/:slug/editor/proxy`) matches any one segment. */
 export function toolFor(tools: WebTool[], url: string | undefined): WebTool | undefined {
   const path = (url ?? '').split('?', 1)[0] ?? '';
-  return tools.find((tool) => path === tool.prefix || path.startsWith(`${tool.prefix}/`));
+  return tools.find((tool) => prefixPattern(tool.prefix).test(path));
+}
+
+function prefixPattern(prefix: string): RegExp {
+  const segments = prefix.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${segments.join('/')}(?:/|$)`);
 }
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

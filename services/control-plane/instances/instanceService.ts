@@ -9,7 +9,7 @@ import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
-import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource } from '#services/instances/domain/instance.ts';
+import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource, type ShellCloseReason, type ShellRuntime } from '#services/instances/domain/instance.ts';
 import { sameName, slugify } from '#services/projects/domain/project.ts';
 import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
 import { backupSources, type BackupSource } from './backupSource.ts';
@@ -127,6 +127,10 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
     },
 
     action: (slug: string, action: InstanceAction, metadata: EventMetadata) => run(slug, { type: 'RequestAction', action, jobId: randomUUID(), reason: 'user' }, metadata),
+
+    /** Records a web shell opened by `user` (e-mail); refused (409) when the instance has nothing to open one in. */
+    openShell: (slug: string, sessionId: string, user: string, runtime: ShellRuntime, metadata: EventMetadata) => run(slug, { type: 'OpenShell', sessionId, user, runtime }, metadata),
+    closeShell: (slug: string, sessionId: string, durationMs: number, reason: ShellCloseReason, metadata: EventMetadata) => run(slug, { type: 'CloseShell', sessionId, durationMs, reason }, metadata),
 
     /** Destroys every live instance of a project (the project is being deleted); returns their slugs. */
     async destroyProjectInstances(projectSlug: string, metadata: EventMetadata) {

@@ -13,9 +13,12 @@ import {
   type InstanceSettings,
   type InstanceState,
   type LiveInstance,
+  type ShellCloseReason,
+  type ShellRuntime,
   type StepFacts,
 } from './instance.ts';
 import { refuseAction, type ActionView } from './instanceActions.ts';
+import { refuseShell } from './instanceShell.ts';
 
 export { JobSupersededError } from '#shared/workflow/workflowDecide.ts';
 
@@ -34,6 +37,9 @@ export type InstanceCommand =
   | { type: 'ReportProcessExit'; exitCode: number | null; logTail: string[] }
   /** The ERP router saw a request for the instance: recorded only while it runs (a visit to a sleeping one wakes it instead). */
   | { type: 'RecordVisit' }
+  /** Web opens and closes a developer's shell (services/instances/domain/instanceShell.ts says when one may open). */
+  | { type: 'OpenShell'; sessionId: string; user: string; runtime: ShellRuntime }
+  | { type: 'CloseShell'; sessionId: string; durationMs: number; reason: ShellCloseReason }
   | { type: 'PurgeInstance' };
 
 /** The workflow commands an instance job takes: instance jobs have no gates and are never paused. */
@@ -134,6 +140,16 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
       return [{ type: 'InstanceProcessExited', data: { slug, exitCode: command.exitCode, logTail: command.logTail } }];
     case 'RecordVisit':
       return instance.status === 'running' ? [{ type: 'InstanceVisited', data: { slug } }] : [];
+    case 'OpenShell': {
+      if (instance.openShells?.includes(command.sessionId)) return [];
+      const refusal = refuseShell(instance);
+      if (refusal) throw new DomainError(refusal, 'conflict');
+      return [{ type: 'InstanceShellOpened', data: { slug, sessionId: command.sessionId, user: command.user, runtime: command.runtime } }];
+    }
+    case 'CloseShell':
+      // Closed once: a second close (web retrying, or a session never opened) records nothing.
+      if (!instance.openShells?.includes(command.sessionId)) return [];
+      return [{ type: 'InstanceShellClosed', data: { slug, sessionId: command.sessionId, durationMs: Math.max(0, Math.round(command.durationMs)), reason: command.reason } }];
     case 'PurgeInstance':
       if (instance.status !== 'destroyed') throw new DomainError(`${slug} is ${instance.status}; destroy it before purging`);
       return [{ type: 'InstancePurged', data: { slug } }];

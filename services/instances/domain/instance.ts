@@ -90,7 +90,15 @@ export type InstanceEvent =
   | { type: 'InstanceProcessExited'; data: { slug: string; exitCode: number | null; logTail: string[] } }
   | { type: 'InstancePurged'; data: { slug: string } }
   /** Someone used the running ERP (through the ERP router): activity the idle sweep counts, recorded at most every few minutes. */
-  | { type: 'InstanceVisited'; data: { slug: string } };
+  | { type: 'InstanceVisited'; data: { slug: string } }
+  /** A developer opened a web shell on it (`user`: their e-mail); what they typed is never recorded. */
+  | { type: 'InstanceShellOpened'; data: { slug: string; sessionId: string; user: string; runtime: ShellRuntime } }
+  /** That shell ended: the user left (or typed exit), it sat idle too long, it failed, or web stopped. */
+  | { type: 'InstanceShellClosed'; data: { slug: string; sessionId: string; durationMs: number; reason: ShellCloseReason } };
+
+/** Where a web shell runs: beside the ERP process, or inside its container. */
+export type ShellRuntime = 'process' | 'docker';
+export type ShellCloseReason = 'user' | 'idle' | 'error' | 'server';
 
 /** The workflow events' prefix in the instance stream (`InstanceStepStarted`, …). */
 export const INSTANCE_WORKFLOW_PREFIX = 'Instance';
@@ -108,6 +116,8 @@ export type LiveInstance = InstanceSettings & {
   purged: boolean;
   /** The rebuild a push asked for while a job ran; requested when that job ends. */
   pendingRebuild: { jobId: string } | null;
+  /** Web shells opened and not closed yet (absent: none), so a close is recorded once. */
+  openShells?: readonly string[];
 };
 
 export type InstanceState = { status: 'none' } | LiveInstance;
@@ -204,6 +214,10 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
       return { ...state, purged: true };
     case 'InstanceVisited':
       return state;
+    case 'InstanceShellOpened':
+      return { ...state, openShells: [...(state.openShells ?? []), event.data.sessionId] };
+    case 'InstanceShellClosed':
+      return { ...state, openShells: (state.openShells ?? []).filter((id) => id !== event.data.sessionId) };
     // The workflow's events were folded above.
     case 'InstanceStepStarted':
     case 'InstanceStepCompleted':
@@ -249,6 +263,8 @@ function evolveJobEffects(state: LiveInstance, event: InstanceEvent): LiveInstan
     case 'InstanceProcessExited':
     case 'InstancePurged':
     case 'InstanceVisited':
+    case 'InstanceShellOpened':
+    case 'InstanceShellClosed':
       return state;
     default: {
       const unknown: never = event;

@@ -113,6 +113,9 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('POST', '/internal/instances', 'service', 'developer'),
   controlPlane('POST', '/internal/instances/purge', 'service', 'admin'),
   controlPlane('POST', '/internal/instances/:slug/action', 'service', 'developer'),
+  controlPlane('POST', '/internal/instances/:slug/activity', 'service', 'developer'),
+  controlPlane('POST', '/internal/instances/:slug/shell-sessions', 'service', 'developer'),
+  controlPlane('POST', '/internal/instances/:slug/shell-sessions/:session_id/close', 'service', 'developer'),
 
   web('GET', '/health', 'public'),
   web('GET', '/login', 'public'),
@@ -146,6 +149,10 @@ export const authorizationTable: readonly RouteRule[] = [
   web('GET', '/instances/:slug/logs', 'viewer'),
   web('GET', '/instances/:slug/logs/stream', 'viewer'),
   web('GET', '/instances/:slug/logs/download', 'viewer'),
+  web('GET', '/instances/:slug/monitoring', 'viewer'),
+  // The web shell's page and its WebSocket (a plain GET of the socket's path answers 426).
+  web('GET', '/instances/:slug/shell', 'developer'),
+  web('GET', '/instances/:slug/shell/socket', 'developer'),
   web('GET', '/admin/recipes', 'developer'),
   web('GET', '/admin/recipes/new', 'admin'),
   web('GET', '/admin/recipes/:flavor/:stem/edit', 'developer'),
@@ -175,6 +182,12 @@ export const authorizationTable: readonly RouteRule[] = [
   web('POST', '/migrations/:slug/delete', 'developer'),
   // Tool proxies (spec §4.8): every method, HEAD served by the GET route; WebSocket upgrades follow the GET rule.
   ...toolRules('/mails{/*path}', 'authenticated'),
+  // The database admin opens an instance's database as its owner: operating instances is a developer's job.
+  ...toolRules('/dbadmin{/*path}', 'developer'),
+  ...toolRules('/monitoring{/*path}', 'authenticated'),
+  // Per-instance tools run code as the instance's user: developers only.
+  ...toolRules('/instances/:slug/editor/proxy{/*path}', 'developer'),
+  ...toolRules('/instances/:slug/code/proxy{/*path}', 'developer'),
 ];
 
 function toolRules(path: string, access: Access): RouteRule[] {

@@ -56,6 +56,11 @@ export const configSchema = {
     FORJA_MAILCATCHER: { type: 'boolean', default: true, description: 'true: `npm start` runs the mail catcher (maildev) and web proxies it at /mails; false: no catcher' },
     FORJA_MAILCATCHER_SMTP_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1025, description: 'SMTP port of the mail catcher, on 127.0.0.1' },
     FORJA_MAILCATCHER_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1080, description: 'web UI port of the mail catcher, on 127.0.0.1 (users reach it through web at /mails)' },
+    FORJA_MONITORING: { type: 'boolean', default: true, description: 'true: `npm start` runs Prometheus (Debian package prometheus) when installed and web proxies it at /monitoring; false: no monitoring' },
+    FORJA_MONITORING_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Prometheus port, on 127.0.0.1 (users reach it through web at /monitoring)' },
+    FORJA_MONITORING_SCRAPE_S: { type: 'integer', minimum: 1, maximum: 3600, default: 15, description: 'seconds between two Prometheus scrapes of Forja, the instances and their databases' },
+    FORJA_DBADMIN: { type: 'boolean', default: true, description: 'true: `npm start` runs Adminer (Debian packages adminer, php-cli, php-pgsql) when installed and web proxies it at /dbadmin; false: no database admin' },
+    FORJA_DBADMIN_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8087, description: "Adminer's port (PHP's built-in server), on 127.0.0.1 (developers reach it through web at /dbadmin/<instance>/)" },
     FORJA_ERP_ROUTER: { type: 'boolean', default: true, description: 'true: `npm start` runs the ERP router, which answers each instance at <slug>.FORJA_INSTANCE_DOMAIN; false: no router' },
     FORJA_ERP_ROUTER_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8083, description: 'ERP router port: http://<slug>.localhost:8083/ reaches the instance <slug>' },
     FORJA_INSTANCE_DOMAIN: {
@@ -126,6 +131,11 @@ export interface Config {
   FORJA_MAILCATCHER: boolean;
   FORJA_MAILCATCHER_SMTP_PORT: number;
   FORJA_MAILCATCHER_WEB_PORT: number;
+  FORJA_MONITORING: boolean;
+  FORJA_MONITORING_PORT: number;
+  FORJA_MONITORING_SCRAPE_S: number;
+  FORJA_DBADMIN: boolean;
+  FORJA_DBADMIN_PORT: number;
   FORJA_ERP_ROUTER: boolean;
   FORJA_ERP_ROUTER_PORT: number;
   FORJA_INSTANCE_DOMAIN: string;

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import type { Logger } from '#shared/log.ts';
+
+const STOP_GRACE_MS = 5_000;
+const POLL_MS = 200;
+
+export interface ChildToolOptions {
+  /** For logs and errors: `Prometheus`. */
+  label: string;
+  command: string;
+  args: string[];
+  /** The child's whole environment: nothing of Forja's (secrets included) leaks into it unasked. */
+  env: Record<string, string>;
+  /** Resolves true once the tool serves. */
+  ready: () => Promise<boolean>;
+  readyTimeoutMs: number;
+  logger: Logger;
+  /** Run as this user and group (set as root). */
+  uid?: number;
+  gid?: number;
+}
+
+export interface ChildTool {
+  running(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * A tool binary run as a child of Forja until Forja stops: started, waited for until `ready`,
+ * its last output kept for the error when it fails, SIGTERM then SIGKILL on stop.
+ */
+export async function startChildTool(options: ChildToolOptions): Promise<ChildTool> {
+  const account = options.uid !== undefined && options.gid !== undefined ? { uid: options.uid, gid: options.gid } : {};
+  const child = spawn(options.command, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'], ...account });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = `${output}${chunk.toString()}`.slice(-2000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let running = true;
+  let stopping = false;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      keep(Buffer.from(error.message));
+      resolve(null);
+    });
+    child.once('exit', (code) => resolve(code));
+  });
+  void exited.then((code) => {
+    running = false;
+    if (!stopping) options.logger.error({ code, output }, `${options.label} stopped on its own`);
+  });
+  const deadline = Date.now() + options.readyTimeoutMs;
+  while (!(await options.ready().catch(() => false))) {
+    if (!running || Date.now() > deadline) {
+      stopping = true;
+      child.kill('SIGKILL');
+      throw new Error(`${options.label} did not start within ${options.readyTimeoutMs / 1000} s: ${output.trim() || 'no output'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return {
+    running: () => running,
+    async stop() {
+      stopping = true;
+      if (!running) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Whether GET `url` answers 200 within a second. */
+export async function answers200(url: string): Promise<boolean> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
+  await response?.body?.cancel();
+  return response?.status === 200;
+}

@@ -1,0 +1,123 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { launchChromium, newContext, screenshot, signInWithForm } from '#test/support/browser.ts';
+import { jobPlayer, standinFacts } from '#test/support/instanceJobs.ts';
+import { PASSWORD } from '#test/support/platform.ts';
+import { upgradeRequest } from '#test/support/rawUpgrade.ts';
+import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
+import { SESSION_COOKIE, type WebSession } from '#test/support/webSession.ts';
+import { codeEditorTool } from '#web/tools/instanceTools/codeEditor.tool.ts';
+
+const SLUG = 'acme-norte-main';
+const BASE = `/instances/${SLUG}/code/proxy`;
+const MODEL_FILE = ['addons', 'sale_extra', 'models', 'sale_order.py'];
+const MODEL_SOURCE = `from odoo import fields, models
+
+
+class SaleOrder(models.Model):
+    _inherit = 'sale.order'
+
+    delivery_window = fields.Char(help='Shown to the driver')
+`;
+
+/** The workbench page's own assets: VS Code's versioned static paths (`stable-<commit>/static/…`). */
+const assetsOf = (html: string): string[] => [...html.matchAll(/(?:src|href)="(stable-[0-9a-f]+\/static\/[^"]+)"/g)].map((match) => match[1]!);
+
+describe('the code editor (code-server) of an instance, behind web at /instances/{slug}/code/proxy/', function () {
+  this.timeout(180_000);
+  let platform: WebPlatform;
+  let developer: WebSession;
+  let sourceDir: string;
+
+  before(async function () {
+    const missing = codeEditorTool.available();
+    if (missing) {
+      console.warn(`      skipped: ${missing}`);
+      return this.skip();
+    }
+    platform = await startWebPlatform();
+    developer = await platform.signedIn('developer');
+    const ok = async (answer: Promise<{ status: number }>, what: string) => expect((await answer).status, what).to.be.oneOf([200, 303]);
+    await ok(developer.post('/projects', { name: 'Acme Norte' }), 'project');
+    await ok(developer.post('/projects/acme-norte/repo', { git_repo: 'git@github.com:acme/erp-norte.git' }), 'repository');
+    await ok(developer.post('/instances', { name: 'Main', project: 'acme-norte', erp_version: '18.0', branch: 'main' }), 'instance');
+    await jobPlayer(platform).run(SLUG, standinFacts('http://127.0.0.1:18081'));
+    // The executor's checkout, as fetch_code leaves it.
+    sourceDir = join(platform.config.FORJA_DATA_DIR, 'instances', SLUG, 'src');
+    mkdirSync(join(sourceDir, ...MODEL_FILE.slice(0, -1)), { recursive: true });
+    writeFileSync(join(sourceDir, ...MODEL_FILE), MODEL_SOURCE);
+  });
+  after(() => platform?.stop());
+
+  it('answers a developer with the workbench on the instance source, and its static assets', async () => {
+    const entry = await developer.get(`${BASE}/`);
+    expect(entry.status, 'code-server sends the browser to its folder').to.equal(302);
+    expect(entry.location).to.equal(`./?folder=${sourceDir}`);
+    const page = await developer.get(`${BASE}/?folder=${encodeURIComponent(sourceDir)}`);
+    expect(page.status).to.equal(200);
+    expect(page.html).to.include('vscode-workbench-web-configuration');
+    const assets = assetsOf(page.html);
+    expect(assets.some((asset) => asset.endsWith('/workbench.js')), assets.join(', ')).to.equal(true);
+    for (const asset of assets) {
+      const res = await developer.get(`${BASE}/${asset}`);
+      expect(res.status, asset).to.equal(200);
+    }
+    expect(page.headers.get('set-cookie') ?? '', 'the secret never reaches the browser').not.to.include('code-server-session');
+  });
+
+  it('passes the workbench\'s WebSocket (its connection to the server) through to code-server', async () => {
+    const ws = await upgradeRequest(`${platform.web}${BASE}/?reconnectionToken=forja-test&reconnection=false&skipWebSocketFrames=false`, {
+      cookie: `${SESSION_COOKIE}=${developer.cookie}`,
+      origin: platform.web,
+    });
+    expect(ws.status).to.equal(101);
+    ws.socket!.destroy();
+  });
+
+  it('refuses a viewer (403), also its WebSocket, and sends an anonymous visitor to sign in', async () => {
+    const viewer = await platform.signedIn('viewer');
+    expect((await viewer.get(`${BASE}/`)).status).to.equal(403);
+    const ws = await upgradeRequest(`${platform.web}${BASE}/?reconnectionToken=x`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, origin: platform.web });
+    expect(ws.status).to.equal(403);
+    const anonymous = await platform.visitor().get(`${BASE}/`);
+    expect(anonymous.status).to.equal(303);
+    expect(anonymous.location).to.equal(`/login?next=${encodeURIComponent(`${BASE}/`)}`);
+  });
+
+  it('shows a file of the instance source in Chromium, with every request kept on web\'s origin', async () => {
+    const browser = await launchChromium();
+    try {
+      const context = await newContext(browser);
+      context.setDefaultTimeout(60_000);
+      const page = await context.newPage();
+      await signInWithForm(page, platform.web, USERS.developer, PASSWORD);
+      const elsewhere: string[] = [];
+      page.on('request', (request) => {
+        const url = request.url();
+        if (!url.startsWith(platform.web) && !/^(data|blob):/.test(url)) elsewhere.push(url);
+      });
+      const violations: string[] = [];
+      page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && violations.push(`${message.text()} (${message.location().url})`)));
+      // From the instance's page, as a developer opens it: a page of its own, not an htmx swap.
+      await page.goto(`${platform.web}/instances/${SLUG}`);
+      await page.getByRole('link', { name: 'Code editor' }).click();
+      await page.waitForURL(`${platform.web}${BASE}/?folder=${encodeURIComponent(sourceDir).replace(/%2F/g, '/')}`);
+      // The explorer shows addons/sale_extra/models as one compact row: one click opens all three.
+      await page.getByRole('treeitem', { name: /^addons/ }).first().click();
+      await page.getByRole('treeitem', { name: /^sale_order\.py/ }).click();
+      await page.locator('.monaco-editor .view-lines').getByText("_inherit = 'sale.order'").waitFor();
+      // Syntax colouring runs in a worker with WebAssembly: a token of its own colour shows it works.
+      await page.locator('.monaco-editor .view-lines span[class^="mtk"]:not(.mtk1)').first().waitFor();
+      await screenshot(page, 'code-editor');
+      // Search in files runs ripgrep on the server: Debian's rg, given to VS Code at install.
+      await page.getByRole('tab', { name: /^Search/ }).click();
+      await page.keyboard.type('delivery_window');
+      await page.locator('.search-view .results').getByText('delivery_window').first().waitFor();
+      expect(elsewhere, 'requests outside web').to.deep.equal([]);
+      expect(violations, 'content security policy violations').to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

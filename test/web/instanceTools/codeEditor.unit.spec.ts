@@ -1,0 +1,45 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { codeEditorTool } from '#web/tools/instanceTools/codeEditor.tool.ts';
+import type { InstanceToolLaunch } from '#web/tools/instanceTools/instanceToolSpec.ts';
+
+describe('the code editor\'s launch (codeEditor.tool.ts)', () => {
+  let root: string;
+  let launch: InstanceToolLaunch;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'forja-code-editor-'));
+    const workDir = join(root, 'tools', 'code');
+    mkdirSync(workDir, { recursive: true });
+    launch = { slug: 'acme-dev', instanceDir: root, sourceDir: join(root, 'src'), workDir, port: 0, socketPath: join(workDir, 'tool.sock'), token: 'a'.repeat(64), basePath: '/instances/acme-dev/code/proxy' };
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('listens on its socket, opens the source checkout, and keeps the secret off the command line', () => {
+    const { file, args, env } = codeEditorTool.command(launch);
+    expect(file).to.equal(process.execPath);
+    expect(args).to.include.members(['--auth=password', `--socket=${launch.socketPath}`, '--socket-mode=600', '--disable-telemetry', '--disable-update-check', '--disable-proxy']);
+    expect(args.at(-1)).to.equal(launch.sourceDir);
+    expect(args.join(' ')).not.to.include(launch.token);
+    expect(env['HASHED_PASSWORD'], 'compared as it is with the cookie the proxy sends').to.equal(launch.token);
+    expect(codeEditorTool.injectHeaders(launch.token)).to.deep.equal({ cookie: `code-server-session=${launch.token}` });
+    expect(JSON.parse(env['EXTENSIONS_GALLERY']!), 'no extension marketplace').to.deep.equal({});
+    for (const name of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME']) expect(env[name], name).to.match(new RegExp(`^${launch.workDir}/`));
+  });
+
+  it('opens the instance folder when the instance has no checkout', () => {
+    expect(codeEditorTool.command({ ...launch, sourceDir: null }).args.at(-1)).to.equal(root);
+  });
+
+  it('keeps its data in its own folder, with offline settings written once and the user\'s changes kept', () => {
+    const { args } = codeEditorTool.command(launch);
+    const settingsFile = join(launch.workDir, 'user-data', 'User', 'settings.json');
+    expect(args).to.include.members([`--user-data-dir=${join(launch.workDir, 'user-data')}`, `--extensions-dir=${join(launch.workDir, 'extensions')}`, `--config=${join(launch.workDir, 'config.yaml')}`]);
+    expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).to.include({ 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'json.schemaDownload.enable': false });
+    writeFileSync(settingsFile, '{"editor.fontSize": 16}\n');
+    codeEditorTool.command(launch);
+    expect(readFileSync(settingsFile, 'utf8')).to.equal('{"editor.fontSize": 16}\n');
+  });
+});

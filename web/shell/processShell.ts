@@ -1,0 +1,81 @@
+import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
+import { ensureSystemUser, type SystemUser } from '#shared/local/systemUser.ts';
+import { instanceDir } from '#shared/platform/dataPaths.ts';
+import { processTerminal, pythonCommand, PYTHON_MISSING } from './processTerminal.ts';
+import type { TerminalSize } from './shellMessages.ts';
+import { ShellUnavailable, type Terminal } from './terminal.ts';
+
+/** The user ERPs of the process runtime run as when Forja runs as root (the executor's ERP_OS_USER): the shell gets no more rights than the ERP. */
+export const SHELL_OS_USER = 'forja-erp';
+
+/** Variables of web's own environment a shell may see; web's secrets (master key, service token) stay out. */
+const PASSED_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
+
+export interface ProcessShellContext {
+  dataDir: string;
+  masterKey: Buffer | string;
+  /** FORJA_ERP_DATABASE_URL, when instance databases are not on the private cluster. */
+  erpDatabaseUrl: string | undefined;
+}
+
+/** Where instance databases are: FORJA_ERP_DATABASE_URL's host, or the private cluster's port (its cluster.json, beside its data). */
+export function erpDatabaseAddress(ctx: Pick<ProcessShellContext, 'dataDir' | 'erpDatabaseUrl'>): { host: string; port: number } | null {
+  if (ctx.erpDatabaseUrl) {
+    const url = new URL(ctx.erpDatabaseUrl);
+    return { host: decodeURIComponent(url.hostname) || '127.0.0.1', port: Number(url.port || 5432) };
+  }
+  try {
+    const { port } = JSON.parse(readFileSync(join(ctx.dataDir, 'erp-postgres', 'cluster.json'), 'utf8')) as { port: number };
+    return { host: '127.0.0.1', port };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the ERP gets, so `psql` and scripts work as they do for it: the PG* variables of its own
+ * database role (password derived like the executor's, in the environment, never on a command
+ * line), its version for the ERP stand-in, and a HOME inside the instance folder.
+ */
+export function processShellEnv(ctx: ProcessShellContext, instance: { slug: string; erpVersion: string }, home: string, user: SystemUser | null): Record<string, string> {
+  const database = databaseName(instance.slug);
+  const { user: role, password } = instanceCredentials(ctx.masterKey, database);
+  const address = erpDatabaseAddress(ctx);
+  const env: Record<string, string> = {
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    HOME: home,
+    PGDATABASE: database,
+    PGUSER: role,
+    PGPASSWORD: password,
+    ...(address ? { PGHOST: address.host, PGPORT: String(address.port) } : {}),
+    FORJA_INSTANCE: instance.slug,
+    FORJA_STANDIN_VERSION: instance.erpVersion,
+    ...(user ? { USER: user.name, LOGNAME: user.name } : {}),
+  };
+  for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
+/** The shell: bash as a login shell, or sh where there is no bash. */
+export const loginShell = (): string[] => (existsSync('/bin/bash') ? ['/bin/bash', '-l'] : ['/bin/sh', '-l']);
+
+/**
+ * A shell in the instance's folder (its source checkout when it has one), as `forja-erp` when web
+ * runs as root. The folder must be on this machine (web shares FORJA_DATA_DIR with the executor).
+ */
+export async function openProcessShell(ctx: ProcessShellContext, instance: { slug: string; erpVersion: string }, size: TerminalSize, recordOpened: () => Promise<void>): Promise<Terminal> {
+  const dir = instanceDir(ctx.dataDir, instance.slug);
+  if (!existsSync(dir)) throw new ShellUnavailable(`The folder of ${instance.slug} is not on this server: web and the executor must share FORJA_DATA_DIR for its shell to open.`);
+  if (!pythonCommand()) throw new ShellUnavailable(PYTHON_MISSING);
+  await recordOpened();
+  const user = process.getuid?.() === 0 ? ensureSystemUser(SHELL_OS_USER) : null;
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  if (user) chownSync(home, user.uid, user.gid);
+  const source = join(dir, 'src');
+  return processTerminal({ command: loginShell(), cwd: existsSync(source) ? source : dir, env: processShellEnv(ctx, instance, home, user), user, size });
+}

@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import Docker from 'dockerode';
+import type { WebContext } from '../context.ts';
+import { openDockerShell } from './dockerShell.ts';
+import { openProcessShell } from './processShell.ts';
+import { shellIdleMs, type ShellSettings } from './shell.settings.ts';
+import type { OpenTerminal } from './shellSession.ts';
+import { shellSockets, type ShellSockets } from './shellSocket.ts';
+import type { Clock } from './idleTimer.ts';
+
+export interface WebShellOptions {
+  settings: ShellSettings;
+  dataDir: string;
+  /** Derives each instance database role's password, as the executor does. */
+  masterKey: Buffer | string;
+  clock?: Clock;
+}
+
+/** The web shell's sockets, on the runtime each instance runs on (its read model's `runtime`). */
+export function webShell(ctx: WebContext, session: RequestHandler, options: WebShellOptions): ShellSockets {
+  let docker: Docker | undefined;
+  const openTerminal: OpenTerminal = async (instance, runtime, size, recordOpened) => {
+    if (runtime === 'docker') return openDockerShell((docker ??= new Docker({ socketPath: options.settings.FORJA_DOCKER_SOCKET })), instance.slug, size, recordOpened);
+    return openProcessShell({ dataDir: options.dataDir, masterKey: options.masterKey, erpDatabaseUrl: options.settings.FORJA_ERP_DATABASE_URL }, instance, size, recordOpened);
+  };
+  return shellSockets(ctx, session, { openTerminal, idleMs: shellIdleMs(options.settings.FORJA_SHELL_IDLE), ...(options.clock ? { clock: options.clock } : {}) });
+}
