@@ -59,6 +59,8 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
     const ok = await sql`select 1`.execute(ctx.db).then(() => true, () => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable' });
   });
+  // Prometheus scrapes it (services/monitoring), as it does the control-plane's and padrón's.
+  route(router, 'GET', '/metrics', ctx.metrics.serveMetrics);
   // Tools stream their bodies and check their own CSRF: their routes come before the parsers and web's check.
   const tools = options.tools ?? [...webTools(ctx, { mailCatcherWebPort: DEFAULT_MAIL_CATCHER_WEB_PORT }), ...instanceTools(ctx, configSchema.properties.FORJA_DATA_DIR.default).tools];
   toolRoutes(router, tools, [options.session, loadSessionUser(ctx)]);

@@ -149,6 +149,7 @@ export const startMonitoringProcess: StartProcess = async (infra, config, logger
   const forjaTargets: ScrapeTarget[] = [
     { job: 'control-plane', address: loopbackAddress(config.FORJA_HOST, config.FORJA_CONTROL_PLANE_PORT) },
     { job: 'padron', address: loopbackAddress(config.FORJA_HOST, config.FORJA_PADRON_PORT) },
+    { job: 'web', address: loopbackAddress(config.FORJA_HOST, config.FORJA_WEB_PORT) },
   ];
   return startMonitoring(
     {

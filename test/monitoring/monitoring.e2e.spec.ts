@@ -63,7 +63,10 @@ describe('monitoring (Prometheus, started by Forja) behind web at /monitoring', 
         port: monitoringPort,
         scrapeIntervalS: 1,
         dataDir: platform.config.FORJA_DATA_DIR,
-        forjaTargets: [{ job: 'control-plane', address: new URL(platform.controlPlane).host }],
+        forjaTargets: [
+          { job: 'control-plane', address: new URL(platform.controlPlane).host },
+          { job: 'web', address: new URL(platform.web).host },
+        ],
         readModel: readModelOf(platform.infra.db),
         erpDatabaseAdminUrl: erpDatabases,
         masterKey: resolvePlatformSecrets(platform.config).masterKey,
@@ -80,11 +83,13 @@ describe('monitoring (Prometheus, started by Forja) behind web at /monitoring', 
     await platform?.stop();
   });
 
-  it('scrapes the control-plane, itself, the instance exporter and the PostgreSQL exporter', async () => {
+  it('scrapes the control-plane, web, itself, the instance exporter and the PostgreSQL exporter', async () => {
     const up = await query(viewer, 'up');
-    expect(Object.fromEntries(up.map((series) => [series.metric['job'], series.value[1]]))).to.deep.equal({ 'control-plane': '1', prometheus: '1', 'forja-instances': '1', 'erp-postgres': '1' });
+    expect(Object.fromEntries(up.map((series) => [series.metric['job'], series.value[1]]))).to.deep.equal({ 'control-plane': '1', web: '1', prometheus: '1', 'forja-instances': '1', 'erp-postgres': '1' });
     // The control-plane's own series (its request histogram, its process) are in.
     expect(Number((await query(viewer, 'count({job="control-plane"})'))[0]?.value[1])).to.be.greaterThan(10);
+    // Web's too: the pages and proxies it served.
+    expect(Number((await query(viewer, 'count(forja_web_http_request_duration_seconds_count)'))[0]?.value[1])).to.be.greaterThan(0);
   });
 
   it('knows the running ERP: up, its response time, its memory and its database size', async () => {

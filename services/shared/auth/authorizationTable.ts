@@ -118,6 +118,7 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('POST', '/internal/instances/:slug/shell-sessions/:session_id/close', 'service', 'developer'),
 
   web('GET', '/health', 'public'),
+  web('GET', '/metrics', 'public'),
   web('GET', '/login', 'public'),
   web('POST', '/login', 'public'),
   web('GET', '/logout', 'public'),

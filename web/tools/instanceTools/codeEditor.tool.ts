@@ -27,6 +27,8 @@ const OFFLINE_SETTINGS = {
   'npm.fetchOnlinePackageInfo': false,
   'typescript.disableAutomaticTypeAcquisition': true,
   'git.autofetch': false,
+  // The data folder may sit inside a git checkout (the default .data in Forja's own): not the instance's repository.
+  'git.openRepositoryInParentFolders': 'never',
   'workbench.startupEditor': 'none',
 };
 
