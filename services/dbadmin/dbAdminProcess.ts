@@ -1,6 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { orExit, type Config } from '#shared/config/config.ts';
@@ -8,9 +7,10 @@ import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import type { Logger } from '#shared/log.ts';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { signalGroup, terminateGroup } from '#shared/platform/processGroup.ts';
+import { erpServerAddress } from '#shared/instanceDatabase/erpServerUrl.ts';
 import { findAdminer } from './adminerInstall.ts';
 import { loadDbAdminSettings, type DbAdminSettings } from './dbAdmin.settings.ts';
-import { erpServerAddress } from './erpServerAddress.ts';
+import { acceptingOnLoopback } from '#shared/local/acceptingOnLoopback.ts';
 
 /** The path web proxies Adminer under; each instance's database is at /dbadmin/<slug>/. */
 export const DBADMIN_PATH = '/dbadmin';
@@ -25,16 +25,6 @@ const WORKERS = 4;
 const PHP_DIR = fileURLToPath(new URL('./php', import.meta.url));
 
 const off = (why: string): ForjaProcess => ({ name: 'dbadmin', describe: () => [why], stop: async () => {} });
-
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: HOST, port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
 
 /** Who PHP runs as: a system user of its own as root (owning its session folder), else us. */
 function phpAccount(stateDir: string): { uid?: number; gid?: number } {
@@ -85,10 +75,12 @@ async function startDbAdmin(config: Config, settings: DbAdminSettings, logger: L
   if (!config.FORJA_DBADMIN) return off('off (FORJA_DBADMIN=false)');
   const install = findAdminer();
   if ('missing' in install) return off(`off: Adminer ${install.missing}`);
-  const server = erpServerAddress(config.FORJA_DATA_DIR, settings.FORJA_ERP_DATABASE_URL);
-  if (!server) return off('off: no instance database server yet (FORJA_ERP_DATABASE_URL unset and no private cluster: start the executor first)');
+  const address = erpServerAddress(config.FORJA_DATA_DIR, settings.FORJA_ERP_DATABASE_URL);
+  if (!address) return off('off: no instance database server yet (FORJA_ERP_DATABASE_URL unset and no private cluster: start the executor first)');
+  // Only the address, as Adminer takes a server: it never gets the admin's password.
+  const server = `${address.host}:${address.port}`;
   const port = config.FORJA_DBADMIN_PORT;
-  if (await accepting(port)) throw new Error(`database admin: port ${port} on ${HOST} is already in use: stop what holds it or set FORJA_DBADMIN_PORT (or FORJA_DBADMIN=false)`);
+  if (await acceptingOnLoopback(port)) throw new Error(`database admin: port ${port} on ${HOST} is already in use: stop what holds it or set FORJA_DBADMIN_PORT (or FORJA_DBADMIN=false)`);
 
   const stateDir = join(config.FORJA_DATA_DIR, 'dbadmin');
   for (const dir of [stateDir, join(stateDir, 'sessions'), join(stateDir, 'tmp')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -125,7 +117,7 @@ async function startDbAdmin(config: Config, settings: DbAdminSettings, logger: L
     if (!stopping) log.error({ code, output }, 'the database admin stopped on its own');
   });
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await accepting(port))) {
+  while (!(await acceptingOnLoopback(port))) {
     if (!running || Date.now() > deadline) {
       if (group > 1) signalGroup(group, 'SIGKILL');
       throw new Error(`database admin (php -S) did not start within ${READY_TIMEOUT_MS / 1000} s: ${output.trim() || 'no output'}`);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
+import { acceptingOnLoopback } from '#shared/local/acceptingOnLoopback.ts';
 
 /** The path web proxies the catcher's UI under; maildev serves its pages and API below it. */
 export const MAIL_CATCHER_PATH = '/mails';
@@ -10,17 +10,6 @@ const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
 
 const maildevBin = createRequire(import.meta.url).resolve('maildev/bin/maildev');
-
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: HOST, port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
 
 /**
  * maildev (npm) in a child process, SMTP and web UI on 127.0.0.1 only. A child and not a library:
@@ -31,7 +20,7 @@ export const startMailCatcherProcess: StartProcess = async (_infra, config, logg
   const smtpPort = config.FORJA_MAILCATCHER_SMTP_PORT;
   const webPort = config.FORJA_MAILCATCHER_WEB_PORT;
   for (const port of [smtpPort, webPort]) {
-    if (await accepting(port)) throw new Error(`mail catcher: port ${port} on ${HOST} is already in use: stop what holds it or set FORJA_MAILCATCHER_SMTP_PORT / FORJA_MAILCATCHER_WEB_PORT (or FORJA_MAILCATCHER=false)`);
+    if (await acceptingOnLoopback(port)) throw new Error(`mail catcher: port ${port} on ${HOST} is already in use: stop what holds it or set FORJA_MAILCATCHER_SMTP_PORT / FORJA_MAILCATCHER_WEB_PORT (or FORJA_MAILCATCHER=false)`);
   }
   const log = logger.child({ process: 'mail-catcher' });
   // Only PATH and HOME: maildev also reads MAILDEV_* variables, which must not change what Forja asked for.
@@ -53,7 +42,7 @@ export const startMailCatcherProcess: StartProcess = async (_infra, config, logg
     if (!stopping) log.error({ code, output }, 'the mail catcher stopped on its own');
   });
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!((await accepting(smtpPort)) && (await accepting(webPort)))) {
+  while (!((await acceptingOnLoopback(smtpPort)) && (await acceptingOnLoopback(webPort)))) {
     if (!running || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`mail catcher (maildev) did not start within ${READY_TIMEOUT_MS / 1000} s: ${output.trim() || 'no output'}`);

@@ -1,26 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 
 /** The role the PostgreSQL exporter connects as: member of pg_monitor, owner of nothing. */
 export const MONITORING_ROLE = 'forja_monitoring';
-
-/**
- * The admin URL of the server instance databases live on, as the executor opens it: the
- * executor's FORJA_ERP_DATABASE_URL, else the private cluster under FORJA_DATA_DIR/erp-postgres
- * (its port and generated password in cluster.json, 0600). Undefined when neither exists yet.
- */
-export function erpDatabaseAdminUrl(dataDir: string, erpDatabaseUrl: string | undefined): string | undefined {
-  if (erpDatabaseUrl) return erpDatabaseUrl;
-  try {
-    const state = JSON.parse(readFileSync(join(dataDir, 'erp-postgres', 'cluster.json'), 'utf8')) as { port?: unknown; password?: unknown };
-    if (!Number.isInteger(state.port) || typeof state.password !== 'string') return undefined;
-    return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${String(state.port)}/postgres`;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The monitoring role's password: derived under the master key, so it is stored nowhere and set again at every start. */
 export function monitoringPassword(masterKey: Buffer | string): string {

@@ -7,7 +7,8 @@ import type { Logger } from '#shared/log.ts';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { answers200, startChildTool, type ChildTool } from './childTool.ts';
-import { ensureMonitoringRole, erpDatabaseAdminUrl } from './erpDatabaseSource.ts';
+import { erpServerAdminUrl } from '#shared/instanceDatabase/erpServerUrl.ts';
+import { ensureMonitoringRole } from './erpDatabaseSource.ts';
 import { startInstanceExporter } from './instanceExporter.ts';
 import { loadMonitoringSettings } from './monitoring.settings.ts';
 import { loopbackAddress, prometheusConfig, type ScrapeTarget } from './prometheusConfig.ts';
@@ -158,7 +159,7 @@ export const startMonitoringProcess: StartProcess = async (infra, config, logger
       dataDir: config.FORJA_DATA_DIR,
       forjaTargets,
       readModel: readModelOf(infra.db),
-      erpDatabaseAdminUrl: erpDatabaseAdminUrl(config.FORJA_DATA_DIR, settings.FORJA_ERP_DATABASE_URL),
+      erpDatabaseAdminUrl: erpServerAdminUrl(config.FORJA_DATA_DIR, settings.FORJA_ERP_DATABASE_URL),
       masterKey: resolvePlatformSecrets(config).masterKey,
     },
     logger,

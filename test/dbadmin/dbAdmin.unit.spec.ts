@@ -1,9 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { phpSettings } from '#services/dbadmin/dbAdminProcess.ts';
-import { erpServerAddress } from '#services/dbadmin/erpServerAddress.ts';
 import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { dbAdminHeaders, dbAdminSlug, DBADMIN_HEADERS } from '#web/tools/dbAdminTool.ts';
 import { isForjaHeader } from '#web/tools/toolProxy.ts';
@@ -41,28 +37,6 @@ describe('the database admin, what is pure', () => {
     expect(isForjaHeader('x-forjadbadmin')).to.equal(false);
     expect(isForjaHeader('cookie')).to.equal(false);
     expect(isForjaHeader('x-forwarded-for')).to.equal(false);
-  });
-
-  describe('the server Adminer is pinned to', () => {
-    let dataDir: string;
-    beforeEach(() => {
-      dataDir = mkdtempSync(join(tmpdir(), 'forja-dbadmin-unit-'));
-    });
-    afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
-    it('is the host and port of FORJA_ERP_DATABASE_URL, never its user or password', () => {
-      expect(erpServerAddress(dataDir, 'postgres://admin:secret@db.internal:6432/postgres')).to.equal('db.internal:6432');
-      expect(erpServerAddress(dataDir, 'postgresql://admin:secret@db.internal/postgres')).to.equal('db.internal:5432');
-    });
-
-    it('is the private cluster on 127.0.0.1 at the port in its cluster.json, or none before the executor made one', () => {
-      expect(erpServerAddress(dataDir, undefined)).to.equal(undefined);
-      mkdirSync(join(dataDir, 'erp-postgres'));
-      writeFileSync(join(dataDir, 'erp-postgres', 'cluster.json'), JSON.stringify({ port: 41234, password: 'admin secret' }));
-      expect(erpServerAddress(dataDir, undefined)).to.equal('127.0.0.1:41234');
-      writeFileSync(join(dataDir, 'erp-postgres', 'cluster.json'), '{"port": "x"}');
-      expect(erpServerAddress(dataDir, undefined)).to.equal(undefined);
-    });
   });
 
   it('runs PHP confined to Adminer\'s files and its own folder, with no commands and no URLs as files', () => {

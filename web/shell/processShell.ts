@@ -1,6 +1,7 @@
-import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { erpServerAddress } from '#shared/instanceDatabase/erpServerUrl.ts';
 import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { ensureSystemUser, type SystemUser } from '#shared/local/systemUser.ts';
 import { instanceDir } from '#shared/platform/dataPaths.ts';
@@ -21,20 +22,6 @@ export interface ProcessShellContext {
   erpDatabaseUrl: string | undefined;
 }
 
-/** Where instance databases are: FORJA_ERP_DATABASE_URL's host, or the private cluster's port (its cluster.json, beside its data). */
-export function erpDatabaseAddress(ctx: Pick<ProcessShellContext, 'dataDir' | 'erpDatabaseUrl'>): { host: string; port: number } | null {
-  if (ctx.erpDatabaseUrl) {
-    const url = new URL(ctx.erpDatabaseUrl);
-    return { host: decodeURIComponent(url.hostname) || '127.0.0.1', port: Number(url.port || 5432) };
-  }
-  try {
-    const { port } = JSON.parse(readFileSync(join(ctx.dataDir, 'erp-postgres', 'cluster.json'), 'utf8')) as { port: number };
-    return { host: '127.0.0.1', port };
-  } catch {
-    return null;
-  }
-}
-
 /**
  * What the ERP gets, so `psql` and scripts work as they do for it: the PG* variables of its own
  * database role (password derived like the executor's, in the environment, never on a command
@@ -43,7 +30,7 @@ export function erpDatabaseAddress(ctx: Pick<ProcessShellContext, 'dataDir' | 'e
 export function processShellEnv(ctx: ProcessShellContext, instance: { slug: string; erpVersion: string }, home: string, user: SystemUser | null): Record<string, string> {
   const database = databaseName(instance.slug);
   const { user: role, password } = instanceCredentials(ctx.masterKey, database);
-  const address = erpDatabaseAddress(ctx);
+  const address = erpServerAddress(ctx.dataDir, ctx.erpDatabaseUrl);
   const env: Record<string, string> = {
     TERM: 'xterm-256color',
     COLORTERM: 'truecolor',
