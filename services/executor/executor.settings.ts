@@ -128,9 +128,3 @@ export interface ExecutorSettings {
 
 /** Reads the executor settings from the environment; throws ConfigError naming a wrong one. */
 export const loadExecutorSettings: (env?: NodeJS.ProcessEnv) => ExecutorSettings = settingsLoader<ExecutorSettings>(executorSettingsSchema);
-
-/** `90s`, `30m`, `24h`, `7d` in milliseconds. */
-export function durationMs(text: string): number {
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[text.slice(-1)] ?? NaN;
-  return Number(text.slice(0, -1)) * unit;
-}

@@ -28,11 +28,3 @@ export interface ShellSettings {
 }
 
 export const loadShellSettings = settingsLoader<ShellSettings>(shellSettingsSchema);
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** `90s`, `15m`, `2h` in milliseconds (the schema's pattern). */
-export function shellIdleMs(text: string): number {
-  const unit = text.slice(-1) as keyof typeof UNIT_MS;
-  return Number(text.slice(0, -1)) * UNIT_MS[unit];
-}

@@ -3,7 +3,8 @@ import Docker from 'dockerode';
 import type { WebContext } from '../context.ts';
 import { openDockerShell } from './dockerShell.ts';
 import { openProcessShell } from './processShell.ts';
-import { shellIdleMs, type ShellSettings } from './shell.settings.ts';
+import { durationMs } from '#shared/config/duration.ts';
+import type { ShellSettings } from './shell.settings.ts';
 import type { OpenTerminal } from './shellSession.ts';
 import { shellSockets, type ShellSockets } from './shellSocket.ts';
 import type { Clock } from './idleTimer.ts';
@@ -23,5 +24,5 @@ export function webShell(ctx: WebContext, session: RequestHandler, options: WebS
     if (runtime === 'docker') return openDockerShell((docker ??= new Docker({ socketPath: options.settings.FORJA_DOCKER_SOCKET })), instance.slug, size, recordOpened);
     return openProcessShell({ dataDir: options.dataDir, masterKey: options.masterKey, erpDatabaseUrl: options.settings.FORJA_ERP_DATABASE_URL }, instance, size, recordOpened);
   };
-  return shellSockets(ctx, session, { openTerminal, idleMs: shellIdleMs(options.settings.FORJA_SHELL_IDLE), ...(options.clock ? { clock: options.clock } : {}) });
+  return shellSockets(ctx, session, { openTerminal, idleMs: durationMs(options.settings.FORJA_SHELL_IDLE), ...(options.clock ? { clock: options.clock } : {}) });
 }

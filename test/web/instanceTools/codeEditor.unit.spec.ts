@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -41,5 +41,17 @@ describe('the code editor\'s launch (codeEditor.tool.ts)', () => {
     writeFileSync(settingsFile, '{"editor.fontSize": 16}\n');
     codeEditorTool.command(launch);
     expect(readFileSync(settingsFile, 'utf8')).to.equal('{"editor.fontSize": 16}\n');
+  });
+
+  it('shows a checkout that is not its user\'s read-only, instead of failing at each save', function () {
+    mkdirSync(launch.sourceDir!);
+    const settings = () => JSON.parse(readFileSync(join(launch.workDir, 'user-data', 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    codeEditorTool.command(launch);
+    expect(settings(), 'the checkout is the editor user\'s own').not.to.have.property('files.readonlyInclude');
+    if (process.getuid?.() !== 0) this.skip(); // giving the tool's folder to another user needs root
+    rmSync(join(launch.workDir, 'user-data'), { recursive: true });
+    chownSync(launch.workDir, 65534, 65534); // as root: the tool runs as another user than the checkout's owner
+    codeEditorTool.command(launch);
+    expect(settings()).to.deep.include({ 'files.readonlyInclude': { '**': true } });
   });
 });

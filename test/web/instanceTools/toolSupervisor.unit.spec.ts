@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { silentLogger } from '#shared/log.ts';
-import { durationMs } from '#web/tools/instanceTools/instanceToolsSetup.ts';
+import { durationMs } from '#shared/config/duration.ts';
 import { toolSupervisor, type ToolSupervisor } from '#web/tools/instanceTools/toolSupervisor.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { alive, askFakeTool, fakeToolSpec } from './fakeTool.ts';
@@ -74,6 +74,18 @@ describe('the per-instance tool supervisor (web/tools/instanceTools/toolSupervis
     const second = await supervisor.use(spec, 'acme-dev');
     expect(second.pid).to.not.equal(first.pid);
     expect((await askFakeTool(second.target, second.token)).status).to.equal(200);
+  });
+
+  it('stops the tools of an instance that is gone at the next sweep, and leaves the others running', async () => {
+    const gone = new Set<string>();
+    supervisor = toolSupervisor({ dataDir, idleMs: 60_000, logger: silentLogger, account: () => null, readyTimeoutMs: 5000, stopGraceMs: 1000, sweepMs: 100, instanceExists: async (slug) => !gone.has(slug) });
+    const spec = fakeToolSpec();
+    const destroyed = await supervisor.use(spec, 'acme-old');
+    const kept = await supervisor.use(spec, 'acme-dev');
+    gone.add('acme-old');
+    await waitUntil(() => !alive(destroyed.pid), 'the destroyed instance’s tool to stop', 5000);
+    expect(supervisor.running()).to.deep.equal(['acme-dev/editor']);
+    expect(alive(kept.pid)).to.equal(true);
   });
 
   it('starts a tool that died again at the next request', async () => {

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { idleTimer, type Clock } from '#web/shell/idleTimer.ts';
-import { shellIdleMs, loadShellSettings } from '#web/shell/shell.settings.ts';
+import { durationMs } from '#shared/config/duration.ts';
+import { loadShellSettings } from '#web/shell/shell.settings.ts';
 import { DEFAULT_SIZE, initialSize, MAX_INPUT_CHARS, parseClientMessage } from '#web/shell/shellMessages.ts';
 import { sameOrigin } from '#web/shell/shellOrigin.ts';
 
@@ -118,9 +119,9 @@ describe('web shell Origin check (web/shell/shellOrigin.ts)', () => {
 
 describe('web shell settings and vendored files', () => {
   it('closes idle shells after 15 minutes unless FORJA_SHELL_IDLE says otherwise', () => {
-    expect(shellIdleMs(loadShellSettings({}).FORJA_SHELL_IDLE)).to.equal(15 * 60_000);
-    expect(shellIdleMs(loadShellSettings({ FORJA_SHELL_IDLE: '90s' }).FORJA_SHELL_IDLE)).to.equal(90_000);
-    expect(shellIdleMs(loadShellSettings({ FORJA_SHELL_IDLE: '2h' }).FORJA_SHELL_IDLE)).to.equal(7_200_000);
+    expect(durationMs(loadShellSettings({}).FORJA_SHELL_IDLE)).to.equal(15 * 60_000);
+    expect(durationMs(loadShellSettings({ FORJA_SHELL_IDLE: '90s' }).FORJA_SHELL_IDLE)).to.equal(90_000);
+    expect(durationMs(loadShellSettings({ FORJA_SHELL_IDLE: '2h' }).FORJA_SHELL_IDLE)).to.equal(7_200_000);
     expect(() => loadShellSettings({ FORJA_SHELL_IDLE: '15' })).to.throw(/FORJA_SHELL_IDLE/);
   });
 

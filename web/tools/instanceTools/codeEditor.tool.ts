@@ -81,7 +81,7 @@ function seedFile(workDir: string, path: string, content: string): void {
  * are read-only and says so with a lock, instead of failing at every save.
  */
 function editorSettings(launch: InstanceToolLaunch): Record<string, unknown> {
-  const checkoutIsOthers = launch.sourceDir !== null && statSync(launch.sourceDir).uid !== statSync(launch.workDir).uid;
+  const checkoutIsOthers = launch.sourceDir !== null && existsSync(launch.sourceDir) && statSync(launch.sourceDir).uid !== statSync(launch.workDir).uid;
   return checkoutIsOthers ? { ...OFFLINE_SETTINGS, 'files.readonlyInclude': { '**': true } } : OFFLINE_SETTINGS;
 }
 

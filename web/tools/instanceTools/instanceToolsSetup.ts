@@ -1,3 +1,5 @@
+import { getInstance } from '#projections/instances/instanceDetail.ts';
+import { durationMs } from '#shared/config/duration.ts';
 import { ensureSystemUser, type SystemUser } from '#shared/local/systemUser.ts';
 import type { WebContext } from '../../context.ts';
 import type { WebTool } from '../webTools.ts';
@@ -8,12 +10,6 @@ import { toolSupervisor, type ToolSupervisor } from './toolSupervisor.ts';
 
 /** The account instances' code runs as (the executor's ERP_OS_USER): tools run the instance's code too. */
 export const TOOL_OS_USER = 'forja-erp';
-
-/** `90s`, `30m`, `24h`, `7d` in milliseconds (the settings' duration syntax, as FORJA_SLEEP_AFTER). */
-export function durationMs(text: string): number {
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[text.slice(-1)] ?? NaN;
-  return Number(text.slice(0, -1)) * unit;
-}
 
 /** Never root: as root, tools run as `forja-erp` (created when missing); otherwise as web's own unprivileged user. */
 export function toolAccount(): SystemUser | null {
@@ -27,6 +23,7 @@ export interface InstanceTools {
 
 /** Web's per-instance tools (notebook and code editors) and the supervisor that starts and stops them. */
 export function instanceTools(ctx: WebContext, dataDir: string, specs: InstanceToolSpec[] = instanceToolSpecs): InstanceTools {
-  const supervisor = toolSupervisor({ dataDir, idleMs: durationMs(ctx.settings.FORJA_TOOL_IDLE), logger: ctx.logger, account: toolAccount });
+  const instanceExists = async (slug: string) => ((await getInstance(ctx.readModel, slug))?.status ?? 'destroyed') !== 'destroyed';
+  const supervisor = toolSupervisor({ dataDir, idleMs: durationMs(ctx.settings.FORJA_TOOL_IDLE), logger: ctx.logger, account: toolAccount, instanceExists });
   return { tools: instanceWebTools(ctx, supervisor, specs), supervisor };
 }

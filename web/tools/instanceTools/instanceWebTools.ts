@@ -61,7 +61,10 @@ function instanceWebTool(ctx: WebContext, supervisor: ToolSupervisor, spec: Inst
   /** The running tool for a request on an instance that exists, started if needed; HttpError otherwise. */
   async function toolFor(slug: string | null): Promise<RunningTool> {
     const instance = slug ? await getInstance(ctx.readModel, slug) : undefined;
-    if (!slug || !instance || instance.status === 'destroyed') throw new HttpError(404, `There is no instance ${slug ?? ''}. It may have been destroyed.`);
+    if (!slug || !instance || instance.status === 'destroyed') {
+      if (slug) void supervisor.stopInstance(slug);
+      throw new HttpError(404, `There is no instance ${slug ?? ''}. It may have been destroyed.`);
+    }
     const missing = spec.available();
     if (missing) throw new HttpError(503, missing);
     try {

@@ -25,6 +25,13 @@ export interface SupervisorOptions {
   readyTimeoutMs?: number;
   /** How long a stopping tool has after SIGTERM before SIGKILL. */
   stopGraceMs?: number;
+  /**
+   * Whether the instance is still there (not destroyed, not purged): a destroyed instance's tools
+   * are stopped at the next sweep, not left to their idle time, since its folder is being removed.
+   */
+  instanceExists?: (slug: string) => Promise<boolean>;
+  /** How often that is asked of the instances whose tools run (60 s). */
+  sweepMs?: number;
 }
 
 interface Entry {
@@ -52,6 +59,33 @@ export function toolSupervisor(options: SupervisorOptions) {
   let stopped = false;
   const graceMs = options.stopGraceMs ?? 5000;
   const keyOf = (spec: InstanceToolSpec, slug: string) => `${slug}/${spec.kind}`;
+  const slugOfKey = (key: string) => key.slice(0, key.indexOf('/'));
+
+  /** Stops every tool of one instance (a destroyed one's). */
+  async function stopInstance(slug: string): Promise<void> {
+    const mine = [...entries].filter(([key]) => slugOfKey(key) === slug);
+    await Promise.all(
+      mine.map(async ([key, entry]) => {
+        entries.delete(key);
+        clearTimeout(entry.idleTimer);
+        options.logger.info({ tool: key }, "stopping a tool of an instance that is gone");
+        await entry.starting.catch(() => undefined);
+        if (entry.child) await stopChild(entry.child);
+      }),
+    );
+  }
+
+  const sweep = options.instanceExists
+    ? setInterval(() => {
+        for (const slug of new Set([...entries.keys()].map(slugOfKey))) {
+          options.instanceExists!(slug).then(
+            (exists) => (exists ? undefined : stopInstance(slug)),
+            (error: unknown) => options.logger.warn({ err: error, slug }, 'could not tell whether an instance with tools still exists'),
+          );
+        }
+      }, options.sweepMs ?? 60_000)
+    : undefined;
+  sweep?.unref();
 
   async function start(spec: InstanceToolSpec, slug: string, entry: Entry, key: string): Promise<RunningTool> {
     const account = options.account();
@@ -163,9 +197,11 @@ export function toolSupervisor(options: SupervisorOptions) {
     },
     /** The keys (`slug/kind`) of the tools started or starting. */
     running: (): string[] => [...entries.keys()],
+    stopInstance,
     /** Stops every tool and waits for them to exit. */
     async stopAll(): Promise<void> {
       stopped = true;
+      clearInterval(sweep);
       const all = [...entries.values()];
       entries.clear();
       await Promise.all(
