@@ -14,7 +14,12 @@ export function upgradeRequest(url: string, headers: Record<string, string>, pro
       headers: { connection: 'Upgrade', upgrade: protocol, 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers },
       timeout: 10_000,
     });
-    req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, socket }));
+    req.on('upgrade', (res, socket, head) => {
+      // What the server sent right behind its 101 in the same packet (a WebSocket's first frame,
+      // on a busy machine) comes as `head`, not as data: put it back for readBytes.
+      if (head.length > 0) socket.unshift(head);
+      resolve({ status: res.statusCode ?? 0, socket });
+    });
     req.on('response', (res) => {
       res.resume();
       resolve({ status: res.statusCode ?? 0 });
@@ -25,13 +30,18 @@ export function upgradeRequest(url: string, headers: Record<string, string>, pro
   });
 }
 
-/** The first `length` bytes the socket sends. */
-export function readBytes(socket: Duplex, length: number): Promise<Buffer> {
+/** The first `length` bytes the socket sends, within `timeoutMs`. */
+export function readBytes(socket: Duplex, length: number, timeoutMs = 10_000): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let got = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.off('data', onData);
+      reject(new Error(`got ${got.length} of ${length} bytes in ${timeoutMs} ms`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       got = Buffer.concat([got, chunk]);
       if (got.length >= length) {
+        clearTimeout(timer);
         socket.off('data', onData);
         resolve(got.subarray(0, length));
       }
