@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,11 +6,11 @@ import { orExit, type Config } from '#shared/config/config.ts';
 import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import type { Logger } from '#shared/log.ts';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
-import { signalGroup, terminateGroup } from '#shared/platform/processGroup.ts';
 import { erpServerAddress } from '#shared/instanceDatabase/erpServerUrl.ts';
 import { findAdminer } from './adminerInstall.ts';
 import { loadDbAdminSettings, type DbAdminSettings } from './dbAdmin.settings.ts';
 import { acceptingOnLoopback } from '#shared/local/acceptingOnLoopback.ts';
+import { startChildTool } from '#shared/local/childTool.ts';
 
 /** The path web proxies Adminer under; each instance's database is at /dbadmin/<slug>/. */
 export const DBADMIN_PATH = '/dbadmin';
@@ -18,7 +18,6 @@ export const DBADMIN_PATH = '/dbadmin';
 const DBADMIN_OS_USER = 'forja-dbadmin';
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 20_000;
-const STOP_GRACE_MS = 5_000;
 /** Workers of PHP's built-in server: a long query in one tab does not hold up everyone else's pages. */
 const WORKERS = 4;
 
@@ -85,54 +84,25 @@ async function startDbAdmin(config: Config, settings: DbAdminSettings, logger: L
   const stateDir = join(config.FORJA_DATA_DIR, 'dbadmin');
   for (const dir of [stateDir, join(stateDir, 'sessions'), join(stateDir, 'tmp')]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const account = phpAccount(stateDir);
-  const log = logger.child({ process: 'dbadmin' });
   // Only what Adminer needs: nothing of Forja's environment (secrets, database URLs) reaches PHP.
   const env = { PATH: process.env['PATH'] ?? '', PHP_CLI_SERVER_WORKERS: String(WORKERS), FORJA_DBADMIN_SERVER: server, FORJA_DBADMIN_ADMINER: install.adminerDir };
-  const child = spawn(install.php, [...phpSettings(install.adminerDir, stateDir), '-S', `${HOST}:${port}`, '-t', PHP_DIR, join(PHP_DIR, 'router.php')], {
+  const tool = await startChildTool({
+    label: 'database admin (php -S)',
+    command: install.php,
+    args: [...phpSettings(install.adminerDir, stateDir), '-S', `${HOST}:${port}`, '-t', PHP_DIR, join(PHP_DIR, 'router.php')],
     env,
     cwd: PHP_DIR,
-    // A group of its own: the built-in server's workers are its children, and outlive it unless signalled with it.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The built-in server's workers are its children, and outlive it unless signalled with it.
+    processGroup: true,
+    ready: () => acceptingOnLoopback(port),
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    logger: logger.child({ process: 'dbadmin' }),
     ...account,
   });
-  const group = child.pid ?? 0;
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = `${output}${chunk.toString()}`.slice(-2000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('error', (error) => {
-      keep(Buffer.from(error.message));
-      resolve(null);
-    });
-    child.once('exit', (code) => resolve(code));
-  });
-  let running = true;
-  let stopping = false;
-  void exited.then((code) => {
-    running = false;
-    if (!stopping) log.error({ code, output }, 'the database admin stopped on its own');
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await acceptingOnLoopback(port))) {
-    if (!running || Date.now() > deadline) {
-      if (group > 1) signalGroup(group, 'SIGKILL');
-      throw new Error(`database admin (php -S) did not start within ${READY_TIMEOUT_MS / 1000} s: ${output.trim() || 'no output'}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return {
     name: 'dbadmin',
     url: `http://${HOST}:${port}${DBADMIN_PATH}/`,
     describe: () => [`Adminer on ${HOST}:${port}, proxied by web at ${DBADMIN_PATH}/<instance>/ (instance databases on ${server} only)`],
-    async stop() {
-      stopping = true;
-      // Even when the server itself is gone: a worker may still run.
-      await terminateGroup(group, STOP_GRACE_MS);
-      if (running) await exited;
-    },
+    stop: () => tool.stop(),
   };
 }

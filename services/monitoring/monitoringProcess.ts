@@ -6,7 +6,7 @@ import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import type { Logger } from '#shared/log.ts';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
-import { answers200, startChildTool, type ChildTool } from './childTool.ts';
+import { answers200, startChildTool, type ChildTool } from '#shared/local/childTool.ts';
 import { erpServerAdminUrl } from '#shared/instanceDatabase/erpServerUrl.ts';
 import { ensureMonitoringRole } from './erpDatabaseSource.ts';
 import { startInstanceExporter } from './instanceExporter.ts';
