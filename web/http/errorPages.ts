@@ -3,7 +3,7 @@ import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
 import { render } from './render.ts';
 
-const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Sign in needed', 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 503: 'Try again shortly' };
+const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Sign in needed', 403: 'Not allowed', 404: 'Not found', 413: 'Too large', 503: 'Not available' };
 
 /**
  * An error page replaces the whole page, also for an htmx request that targeted a part of it (the

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { StartProcess } from '../platform/process.ts';
+import { CODE_EDITOR_BUILD_PACKAGES, codeEditorInstalled, installCodeEditor } from './codeEditorInstall.ts';
 
 /**
  * What the tools `npm start` runs come from (README, "Mail catcher" and after): monitoring,
@@ -32,10 +33,21 @@ export function installToolPackages(packages: readonly string[] = TOOL_PACKAGES,
   return { missing, reason: `apt-get install ${missing.join(' ')} failed (see its output above)` };
 }
 
-/** `npm start`'s first step: the tools' Debian packages, installed when missing (as root), before the tools look for them. */
+/**
+ * `npm start`'s first step: the tools' Debian packages, installed when missing (as root), then the
+ * code editor when a plain `npm install` left it out, before the tools look for them.
+ */
 export const startToolPackages: StartProcess = async (_infra, _config, logger) => {
-  const outcome = installToolPackages();
+  const editorMissing = !codeEditorInstalled();
+  const outcome = installToolPackages(editorMissing ? [...TOOL_PACKAGES, ...CODE_EDITOR_BUILD_PACKAGES] : TOOL_PACKAGES);
   const lines = 'reason' in outcome ? [`missing ${outcome.missing.join(', ')}: ${outcome.reason}; the tools that need them are off`] : outcome.installed.length > 0 ? [`installed ${outcome.installed.join(', ')} from Debian`] : [];
   if ('reason' in outcome) logger.warn({ missing: outcome.missing }, `tool packages: ${outcome.reason}`);
+  if (editorMissing && !('reason' in outcome)) {
+    const editor = installCodeEditor();
+    if ('reason' in editor) {
+      lines.push(`code editor (code-server) not installed: ${editor.reason}`);
+      logger.warn(`code editor: ${editor.reason}`);
+    } else if (editor.installed) lines.push('installed the code editor (code-server, from npm)');
+  }
   return { name: 'tools', describe: () => lines, stop: async () => {} };
 };
