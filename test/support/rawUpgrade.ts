@@ -31,7 +31,7 @@ export function upgradeRequest(url: string, headers: Record<string, string>, pro
 }
 
 /** The first `length` bytes the socket sends, within `timeoutMs`. */
-export function readBytes(socket: Duplex, length: number, timeoutMs = 10_000): Promise<Buffer> {
+export function readBytes(socket: Duplex, length: number, timeoutMs = 30_000): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let got = Buffer.alloc(0);
     const timer = setTimeout(() => {

@@ -105,8 +105,9 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
     const host = new URL(platform.web).host;
     const ws = await upgradeRequest(url, { cookie: `${SESSION_COOKIE}=${developer.cookie}`, origin: `http://${host}` });
     expect(ws.status).to.equal(101);
-    // The kernel reports its state on the channel as soon as it is open: a first text frame arrives.
-    const frame = await readBytes(ws.socket!, 2);
+    // The kernel reports its state on the channel as soon as it is open: a first text frame arrives
+    // (once the Python kernel has started, which takes its time on a loaded machine).
+    const frame = await readBytes(ws.socket!, 2, 90_000);
     expect(frame[0]! & 0x0f, 'a text frame').to.equal(1);
     ws.socket!.destroy();
     const hijack = await upgradeRequest(url, { cookie: `${SESSION_COOKIE}=${developer.cookie}`, origin: 'http://attacker.example' });
