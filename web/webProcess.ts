@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import nunjucks from 'nunjucks';
 import { migrateReadModel } from '#projections/migrations/index.ts';
@@ -70,7 +71,14 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
   const shell = webShell(ctx, sessions.middleware, { settings: orExit(() => loadShellSettings()), dataDir: config.FORJA_DATA_DIR, masterKey: secrets.masterKey });
   const toolUpgrade = toolUpgrades(ctx, sessions.middleware, tools);
-  listening.server.on('upgrade', (req, socket, head) => (shell.handles(req.url) ? shell.upgrade(req, socket, head) : toolUpgrade(req, socket, head)));
+  // Upgraded connections are out of the HTTP server's reach (closeAllConnections ends only HTTP ones),
+  // and one left open would hold the server's close up: web's stop ends them itself.
+  const upgraded = new Set<Duplex>();
+  listening.server.on('upgrade', (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    return shell.handles(req.url) ? shell.upgrade(req, socket, head) : toolUpgrade(req, socket, head);
+  });
   return {
     name: 'web',
     url: listening.url,
@@ -78,7 +86,8 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
     stop: async () => {
       // Open shells first, each recorded as closed by the server while the control-plane still answers.
       await shell.close();
-      // Together: a tool's open WebSocket would hold the server's close up until the tool is gone.
+      // Then every tool's WebSocket, which would hold the server's close up.
+      for (const socket of upgraded) socket.destroy();
       await Promise.all([listening.close(), perInstance.supervisor.stopAll()]);
       await sessions.close();
     },

@@ -143,8 +143,11 @@ export function toolSupervisor(options: SupervisorOptions) {
     };
     return new Promise((resolve) => {
       const kill = setTimeout(() => signalGroup('SIGKILL'), graceMs);
+      // A SIGKILLed group is gone within moments; web's stop must not wait on an exit it missed.
+      const giveUp = setTimeout(() => resolve(), graceMs + 5000);
       child.once('exit', () => {
         clearTimeout(kill);
+        clearTimeout(giveUp);
         // Whatever the tool left behind in its group (a kernel that ignored SIGTERM) ends too.
         signalGroup('SIGKILL');
         resolve();
