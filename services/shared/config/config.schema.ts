@@ -49,6 +49,12 @@ export const configSchema = {
       description: 'where web reaches the control-plane; unset = http://127.0.0.1:FORJA_CONTROL_PLANE_PORT',
     },
     FORJA_DATA_DIR: { type: 'string', minLength: 1, default: '.data', isPath: true, description: 'folder for the private database, blobs and logs' },
+    FORJA_TENANT_UID_RANGE: {
+      type: 'string',
+      pattern: '^[0-9]+-[0-9]+$',
+      default: '60000-64999',
+      description: 'as root: uids and gids of the OS accounts made for each instance and migration (fi-<slug>, fm-<slug>), so no tenant reads another\'s files or processes',
+    },
     FORJA_HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'address the HTTP processes listen on' },
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
     FORJA_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8081, description: 'web port' },
@@ -124,6 +130,7 @@ export interface Config {
   FORJA_SERVICE_TOKEN?: string;
   FORJA_CONTROL_PLANE_URL?: string;
   FORJA_DATA_DIR: string;
+  FORJA_TENANT_UID_RANGE: string;
   FORJA_HOST: string;
   FORJA_CONTROL_PLANE_PORT: number;
   FORJA_WEB_PORT: number;
