@@ -31,7 +31,7 @@ export async function queryRows<Row extends object>(client: pg.Client, sql: stri
   return (last?.rows ?? []) as Row[];
 }
 
-/** Thrown when a read-only statement left its read-only transaction (a COMMIT, a ROLLBACK): nothing it did after could be trusted. */
+/** Thrown when a read-only statement ended its read-only transaction (a lone COMMIT or ROLLBACK): harmless alone, but never what a check means. */
 export class ReadOnlyBreachError extends Error {
   override readonly name = 'ReadOnlyBreachError';
 }
