@@ -82,7 +82,7 @@ export const executorSettingsSchema = {
       minimum: 1,
       default: 53_687_091_200,
       description:
-        'an uploaded filestore archive that would expand to more bytes is refused before it fills the disk; default 50 GiB: 2.5 times the largest upload web takes (20 GiB), room for the text attachments that compress',
+        'an uploaded filestore archive, or the dump.sql of an ERP backup .zip, that would expand to more bytes is refused before it fills the disk; default 50 GiB: 2.5 times the largest upload web takes (20 GiB), room for the text attachments that compress',
     },
     FORJA_FILESTORE_MAX_FILES: {
       type: 'integer',
@@ -95,7 +95,7 @@ export const executorSettingsSchema = {
       minimum: 1,
       default: 100,
       description:
-        'an uploaded filestore archive that would expand to more than this many times its size (past its first 64 MiB) is refused: attachments are mostly compressed already, an archive bomb expands a thousand times',
+        'an uploaded filestore archive, or the dump.sql of an ERP backup .zip, that would expand to more than this many times the archive’s size (past its first 64 MiB) is refused: attachments are mostly compressed already, an archive bomb expands a thousand times',
     },
   },
   required: [],

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { filestoreArchiveFormat } from '#services/executor/database/filestoreEntries.ts';
-import { DEFAULT_FILESTORE_LIMITS, RATIO_FLOOR_BYTES, filestoreLimits, filestoreRefusal } from '#services/executor/database/filestoreLimits.ts';
+import { DEFAULT_FILESTORE_LIMITS, RATIO_FLOOR_BYTES, expansionRefusal, filestoreLimits, filestoreRefusal } from '#services/executor/database/filestoreLimits.ts';
 import { safeEntryPath } from '#services/executor/database/safeEntryPath.ts';
 import { loadExecutorSettings } from '#services/executor/executor.settings.ts';
 import { ConfigError } from '#shared/config/config.ts';
@@ -29,6 +29,13 @@ describe('executor: filestore limits (issue 10, item 5)', () => {
     expect(filestoreRefusal({ entries: 1, bytes: 2 * RATIO_FLOOR_BYTES }, 2 ** 20, limits)).to.equal(
       'it would expand to at least 128 MiB from 1 MiB, more than 100 times its size (FORJA_FILESTORE_MAX_RATIO): an archive bomb, or files of one repeated byte',
     );
+  });
+
+  it("hold a backup's dump.sql to the bytes and the ratio alone, whatever the entry count", () => {
+    expect(expansionRefusal(limits.maxBytes, 1, { ...limits, maxRatio: Number.MAX_SAFE_INTEGER })).to.equal(undefined);
+    expect(expansionRefusal(RATIO_FLOOR_BYTES, 1, limits)).to.equal(undefined);
+    expect(expansionRefusal(limits.maxBytes + 1, limits.maxBytes, limits)).to.equal('would expand to more than 62.5 GiB (FORJA_FILESTORE_MAX_BYTES)');
+    expect(expansionRefusal(2 * RATIO_FLOOR_BYTES, 2 ** 20, limits)).to.match(/^would expand to at least 128 MiB from 1 MiB, more than 100 times its size \(FORJA_FILESTORE_MAX_RATIO\)/);
   });
 });
 

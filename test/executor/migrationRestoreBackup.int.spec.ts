@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { expect } from 'chai';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { StepOutcome } from '#shared/workflow/stepOutcome.ts';
@@ -13,6 +14,7 @@ import { filestore as filestoreCheck } from '#services/executor/migration/steps/
 import { backupDumpFile, restore } from '#services/executor/migration/steps/restore.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
+import { type ZipSource, writeZip } from '../../scripts/padron/generator/zipWriter.ts';
 import { bsdtar, freshName, memoryLog, pgDump, sql } from './fixtures/databaseFixtures.ts';
 import { MIGRATION_ERP_TABLES, migrationStepContext, type StepContextOptions } from './fixtures/migrationStepsContext.ts';
 
@@ -44,8 +46,8 @@ describe('executor: migration restore of ERP backups and filestores', function (
   const contextFor = (input: MigrationInput = { mode: 'pull', pullUrl: 'https://example.com/backup.zip' }, options: Partial<StepContextOptions> = {}) =>
     migrationStepContext({ adminUrl, credentials, workingDatabase: work, dataDir, blobs: createFsBlobStore(join(dataDir, 'blobs')), step: { id: 'restore', type: 'restore', params: {} }, input, ...options });
   /** The context with `file` fetched as its input (and `archive` as the uploaded filestore). */
-  function fetched(file: string, input?: MigrationInput, archive?: string) {
-    const made = contextFor(input);
+  function fetched(file: string, input?: MigrationInput, archive?: string, options: Partial<StepContextOptions> = {}) {
+    const made = contextFor(input, options);
     mkdirSync(made.context.paths.input, { recursive: true });
     copyFileSync(file, inputDumpFile(made.context.paths.input));
     if (archive) copyFileSync(archive, inputFilestoreFile(made.context.paths.input));
@@ -124,6 +126,48 @@ describe('executor: migration restore of ERP backups and filestores', function (
     expect(await exists(work)).to.equal(false);
   });
 
+  describe('a dump.sql that expands without bound (issue 24, finding 6)', () => {
+    /** A deflated zip of `sources` built in memory by the test, as an attacker would. */
+    async function deflatedZip(name: string, sources: ZipSource[]): Promise<string> {
+      const out = createWriteStream(join(dir, name));
+      await writeZip(out, sources);
+      out.end();
+      await finished(out);
+      return join(dir, name);
+    }
+    const manifest = (): ZipSource => ({ name: 'manifest.json', data: chunks(Buffer.from(JSON.stringify(MANIFEST))) });
+    /** The bomb is refused without a retry, nothing restored, the uploaded zip kept whole and no extracted byte left beside it. */
+    async function expectRefused(zip: string, message: RegExp, options: Partial<StepContextOptions> = {}): Promise<void> {
+      const { context } = fetched(zip, upload(null), undefined, options);
+      const error = failure(await restore(context));
+      expect(error).to.match(message);
+      expect(readdirSync(context.paths.input), 'the uploaded zip stays, no dump.sql or dump.sql.part').to.deep.equal(['dump']);
+      expect(statSync(inputDumpFile(context.paths.input)).size).to.equal(statSync(zip).size);
+      expect(await exists(work)).to.equal(false);
+    }
+
+    it('refuses a small zip whose dump.sql inflates past 100 times its size (FORJA_FILESTORE_MAX_RATIO), before writing it', async () => {
+      const zip = await deflatedZip('bomb.zip', [manifest(), { name: 'dump.sql', data: zeros(200 * MiB) }]);
+      expect(statSync(zip).size, 'a small zip').to.be.below(MiB);
+      await expectRefused(
+        zip,
+        /^restore: the input \.zip was refused: its dump\.sql would expand to at least 200 MiB from \d+(\.\d)? KiB, more than 100 times its size \(FORJA_FILESTORE_MAX_RATIO\): .*; nothing of it was kept$/,
+      );
+    });
+
+    it('refuses a dump.sql past FORJA_FILESTORE_MAX_BYTES, and one that inflates past the size the zip declares', async () => {
+      const big = await deflatedZip('big.zip', [manifest(), { name: 'dump.sql', data: zeros(10 * MiB) }]);
+      await expectRefused(big, /^restore: the input \.zip was refused: its dump\.sql would expand to more than 5 MiB \(FORJA_FILESTORE_MAX_BYTES\); nothing of it was kept$/, {
+        filestoreLimits: { maxBytes: 5 * MiB, maxFiles: 1000, maxRatio: 100 },
+      });
+      const liar = await deflatedZip('liar.zip', [{ name: 'dump.sql', data: zeros(200 * MiB) }]);
+      const bytes = readFileSync(liar);
+      bytes.writeUInt32LE(1000, bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 24); // uncompressed size: small enough for every limit
+      writeFileSync(liar, bytes);
+      await expectRefused(liar, /^restore: the input \.zip was refused: too many bytes in the stream\. expected 1000\. got at least \d+$/);
+    });
+  });
+
   it('refuses a ../ entry and a symbolic link in filestore/, writing nothing outside and keeping nothing of it', async () => {
     mkdirSync(join(dir, 'evil'));
     writeFileSync(join(dir, 'evil', 'escape.txt'), 'pwned');
@@ -190,6 +234,17 @@ describe('executor: migration restore of ERP backups and filestores', function (
     expect(error).to.equal(`the uploaded filestore archive fs.zip is not in ${missing.context.paths.input}: run the migration again from fetch`);
   });
 });
+
+const MiB = 2 ** 20;
+
+async function* zeros(bytes: number): AsyncGenerator<Uint8Array> {
+  const chunk = Buffer.alloc(MiB);
+  for (let left = bytes; left > 0; left -= MiB) yield left >= MiB ? chunk : chunk.subarray(0, left);
+}
+
+async function* chunks(...buffers: Buffer[]): AsyncGenerator<Uint8Array> {
+  yield* buffers;
+}
 
 function prefixed(prefix: string, files: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(files).map(([path, text]) => [`${prefix}${path}`, text]));

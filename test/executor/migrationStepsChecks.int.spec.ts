@@ -57,6 +57,7 @@ describe('executor: migration check steps (check, modules, filestore, disk)', fu
         { sql: `select name from ir_module_module where state in ('to install', 'to upgrade', 'to remove')`, expect: { rows: 0 } },
         { sql: `select count(*) from ir_module_module where state = 'installed'`, expect: { equals: 4 } },
         { sql: `select latest_version from ir_module_module where name = 'base'`, expect: { matches: '^16\\.0\\.' } },
+        { sql: `-- one statement; a comment and a final semicolon are fine\nselect count(*) from ir_cron where active;`, expect: { equals: 2 } },
       ]) {
         expect(await run(check, 'check', { ...params, severity: 'error' }).outcome, JSON.stringify(params)).to.deep.include({ outcome: 'done' });
       }
@@ -82,13 +83,55 @@ describe('executor: migration check steps (check, modules, filestore, disk)', fu
       expect(result).to.have.nested.property('facts.warnings[0]').that.matches(/found 2 row\(s\): \{"name":"Mail: send queue"\}; \{"name":"Bank sync"\}/);
     });
 
-    it('runs read-only: a check that writes fails and changes nothing', async () => {
-      const error = await run(check, 'check', { sql: `update ir_cron set active = false returning id`, expect: { rows: 0 }, severity: 'error' }).outcome.then(
-        () => null,
-        (caught: Error) => caught.message,
-      );
-      expect(error).to.match(/read-only transaction/);
+    it('runs read-only: a check that writes fails without a retry, whatever its severity, and changes nothing', async () => {
+      for (const severity of ['error', 'warning']) {
+        const outcome = failure(await run(check, 'check', { sql: `update ir_cron set active = false returning id`, expect: { rows: 0 }, severity }).outcome);
+        expect(outcome.error).to.match(/^check check_\w+: its sql was refused \(cannot execute UPDATE in a read-only transaction\): a check is one SQL statement that only reads$/);
+        expect(outcome.retryable).to.equal(false);
+      }
       expect(await asOwner(`select count(*)::int as n from ir_cron where active`)).to.deep.equal([{ n: 2 }]);
+    });
+
+    describe('cannot be made to write (issue 24, finding 8)', () => {
+      const tableExists = async (name: string) => (await asOwner<{ found: string | null }>(`select to_regclass($1)::text as found`, [name]))[0]?.found !== null;
+      async function refused(sql: string, reason: RegExp, table: string): Promise<void> {
+        const { outcome, lines } = run(check, 'check', { sql, expect: { rows: 0 }, severity: 'error' });
+        const failed = failure(await outcome);
+        expect(failed.error, sql).to.match(reason);
+        expect(failed.error, sql).to.match(/: a check is one SQL statement that only reads$/);
+        expect(failed.retryable, sql).to.equal(false);
+        expect(lines, sql).to.include(failed.error);
+        expect(await tableExists(table), `${table} was created by: ${sql}`).to.equal(false);
+      }
+
+      it('refuses the audit\'s `commit; create table pwned()`, and several statements of any kind, creating nothing', async () => {
+        await refused('commit; create table pwned()', /\(cannot insert multiple commands into a prepared statement\)/, 'pwned');
+        await refused('select 1; create table pwned_second()', /\(cannot insert multiple commands into a prepared statement\)/, 'pwned_second');
+      });
+
+      it('refuses a lone COMMIT or ROLLBACK that ends the read-only transaction', async () => {
+        await refused('commit', /\(the statement ended its read-only transaction \(a COMMIT or ROLLBACK\)/, 'pwned');
+        await refused('rollback', /\(the statement ended its read-only transaction \(a COMMIT or ROLLBACK\)/, 'pwned');
+      });
+
+      it('refuses SET TRANSACTION READ WRITE and set_config of transaction_read_only', async () => {
+        await refused('set transaction read write', /\(transaction read-write mode must be set before any query\)/, 'pwned');
+        await refused(`select set_config('transaction_read_only', 'off', true)`, /\(transaction read-write mode must be set before any query\)/, 'pwned');
+      });
+
+      it('refuses SELECT … INTO, nextval and DO blocks that write, commit or switch to read-write', async () => {
+        await asOwner('create sequence probe_seq');
+        await refused('select 1 as x into pwned_into', /\(cannot execute SELECT INTO in a read-only transaction\)/, 'pwned_into');
+        await refused(`select nextval('probe_seq')`, /\(cannot execute nextval\(\) in a read-only transaction\)/, 'pwned');
+        await refused('do $$ begin create table pwned_do(); end $$', /\(cannot execute CREATE TABLE in a read-only transaction\)/, 'pwned_do');
+        await refused('do $$ begin commit; create table pwned_do_commit(); end $$', /\(invalid transaction termination\)/, 'pwned_do_commit');
+        await refused(
+          `do $$ begin perform set_config('transaction_read_only', 'off', true); create table pwned_do_rw(); end $$`,
+          /\(transaction read-write mode must be set before any query\)/,
+          'pwned_do_rw',
+        );
+        expect(await asOwner(`select last_value::int as n, is_called from probe_seq`)).to.deep.equal([{ n: 1, is_called: false }]);
+      });
     });
 
     it('aborted while its statement runs: ends within seconds, with no session left on the database', async () => {

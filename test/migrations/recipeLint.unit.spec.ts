@@ -49,6 +49,21 @@ describe('recipes: lint', () => {
     });
   });
 
+  describe('checks', () => {
+    it('refuses a check of several statements, or of none, before a run fails on it (issue 24, finding 8)', () => {
+      only(findingsAfter((doc) => (doc.steps[5].sql = 'commit; create table pwned()'))).to.deep.equal({
+        level: 'error',
+        path: '/steps/5/sql',
+        message: '"verify" holds 2 SQL statements: a check runs one statement that only reads (use a sql step to change the database)',
+      });
+      only(findingsAfter((doc) => (doc.preflight[0].sql = '-- nothing but a comment'))).to.deep.equal({ level: 'error', path: '/preflight/0/sql', message: '"source_version" has no SQL statement to run' });
+    });
+
+    it('takes one statement with a final semicolon, comments, and semicolons inside strings', () => {
+      expect(findingsAfter((doc) => (doc.steps[5].sql = "select name from ir_module_module where name <> 'a;b'; -- done"))).to.deep.equal([]);
+    });
+  });
+
   describe('variables and when', () => {
     it('refuses unknown variables and an unclosed ${, wherever the string is', () => {
       only(findingsAfter((doc) => (doc.steps[5].sql = 'select ${migration.name}'))).to.deep.include({ level: 'error', path: '/steps/5/sql' });

@@ -40,9 +40,19 @@ export interface FilestoreTotals {
  */
 export function filestoreRefusal(totals: FilestoreTotals, archiveBytes: number, limits: FilestoreLimits): string | undefined {
   if (totals.entries > limits.maxFiles) return `it holds more than ${limits.maxFiles} files and folders (FORJA_FILESTORE_MAX_FILES)`;
-  if (totals.bytes > limits.maxBytes) return `it would expand to more than ${formatBytes(limits.maxBytes)} (FORJA_FILESTORE_MAX_BYTES)`;
-  if (totals.bytes > RATIO_FLOOR_BYTES && totals.bytes > archiveBytes * limits.maxRatio) {
-    return `it would expand to at least ${formatBytes(totals.bytes)} from ${formatBytes(archiveBytes)}, more than ${limits.maxRatio} times its size (FORJA_FILESTORE_MAX_RATIO): an archive bomb, or files of one repeated byte`;
+  const expansion = expansionRefusal(totals.bytes, archiveBytes, limits);
+  return expansion === undefined ? undefined : `it ${expansion}`;
+}
+
+/**
+ * Why `bytes` expanded from an archive of `archiveBytes` is too much (`would expand to …`, naming
+ * the setting), or undefined: the byte and ratio limits alone, which a backup's dump.sql is held
+ * to as well, so one .zip cannot fill the disk through the entry the filestore limits skip.
+ */
+export function expansionRefusal(bytes: number, archiveBytes: number, limits: Pick<FilestoreLimits, 'maxBytes' | 'maxRatio'>): string | undefined {
+  if (bytes > limits.maxBytes) return `would expand to more than ${formatBytes(limits.maxBytes)} (FORJA_FILESTORE_MAX_BYTES)`;
+  if (bytes > RATIO_FLOOR_BYTES && bytes > archiveBytes * limits.maxRatio) {
+    return `would expand to at least ${formatBytes(bytes)} from ${formatBytes(archiveBytes)}, more than ${limits.maxRatio} times its size (FORJA_FILESTORE_MAX_RATIO): an archive bomb, or files of one repeated byte`;
   }
   return undefined;
 }

@@ -47,7 +47,7 @@ export interface MigrationStepContext {
   upgradePath(version: string): string;
   blobs: BlobStore;
   pull: PullSettings;
-  /** How far the input's filestore (a backup's `filestore/`, an uploaded archive) may expand (FORJA_FILESTORE_MAX_*). */
+  /** How far the input's filestore (a backup's `filestore/`, an uploaded archive) and a backup's dump.sql may expand (FORJA_FILESTORE_MAX_*). */
   filestoreLimits: FilestoreLimits;
   /** What the `report` step reads besides the run's state: the migration's recorded events (times, actors), their e-mails, the run log. */
   records: ReportSources;

@@ -1,5 +1,6 @@
 import { ERP_VERSIONS } from '#services/instances/domain/instance.ts';
 import { lintExpressions } from './lintExpressions.ts';
+import { statementCount } from './sqlStatements.ts';
 import { PREFLIGHT_KINDS, allSteps, loadsOpenUpgrade, majorOf, type ErpStep, type Recipe, type RecipeProblem, type StepKind } from './recipe.ts';
 
 /** Kinds that read or change the working database (or its filestore): they run after `restore`. */
@@ -16,7 +17,7 @@ const warning = (path: string, message: string): RecipeProblem => ({ level: 'war
  * warnings are shown but the recipe runs.
  */
 export function lintRecipe(recipe: Recipe): RecipeProblem[] {
-  return [...lintRoute(recipe), ...lintIds(recipe), ...lintPreflight(recipe), ...lintOrder(recipe), ...lintEngine(recipe), ...lintExpressions(recipe)];
+  return [...lintRoute(recipe), ...lintIds(recipe), ...lintPreflight(recipe), ...lintOrder(recipe), ...lintEngine(recipe), ...lintChecks(recipe), ...lintExpressions(recipe)];
 }
 
 function lintRoute({ route, stem }: Recipe): RecipeProblem[] {
@@ -42,6 +43,16 @@ function lintIds(recipe: Recipe): RecipeProblem[] {
     else seen.set(step.id, path);
   }
   return problems;
+}
+
+/** A check runs its sql as one read-only statement (the executor refuses more): said here, before a run fails on it. */
+function lintChecks(recipe: Recipe): RecipeProblem[] {
+  return allSteps(recipe).flatMap(([path, step]) => {
+    if (step.kind !== 'check') return [];
+    const statements = statementCount(step.sql);
+    if (statements === 1) return [];
+    return [error(`${path}/sql`, statements === 0 ? `"${step.id}" has no SQL statement to run` : `"${step.id}" holds ${statements} SQL statements: a check runs one statement that only reads (use a sql step to change the database)`)];
+  });
 }
 
 function lintPreflight(recipe: Recipe): RecipeProblem[] {

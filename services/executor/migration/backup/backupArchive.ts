@@ -1,9 +1,10 @@
 import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { throwIfAborted } from '../../abortError.ts';
 import { filestoreArchiveFormat, filestoreEntries } from '../../database/filestoreEntries.ts';
+import { type FilestoreLimits, expansionRefusal } from '../../database/filestoreLimits.ts';
 import type { EntryPick } from '../../database/unpackFilestore.ts';
 import { safeEntryPath } from '../../database/safeEntryPath.ts';
 import { InputRefusedError, isSystemError } from '../inputRefused.ts';
@@ -78,20 +79,27 @@ export function missingDump(catalog: BackupCatalog): string | undefined {
   return `the input is a .zip without dump.sql at its top (it holds ${holds}): give the ERP's own backup .zip (dump.sql, manifest.json, filestore/), or the dump itself`;
 }
 
+/** The limits a backup's dump.sql is held to: the filestore's bytes and ratio (FORJA_FILESTORE_MAX_BYTES, _RATIO). */
+export type DumpLimits = Pick<FilestoreLimits, 'maxBytes' | 'maxRatio'>;
+
 /**
  * Streams the zip's dump.sql into `toFile`, written aside and renamed, so a file at `toFile` is
- * always whole. Never held in memory.
+ * always whole. Never held in memory. Refused with an InputRefusedError, the partial copy removed,
+ * when it would expand past `limits`: by its declared size before a byte is written, and by the
+ * bytes counted as they are written, so a dump.sql of one repeated byte cannot fill the disk.
  */
-export async function extractBackupDump(zip: string, toFile: string, signal: AbortSignal): Promise<{ bytes: number }> {
+export async function extractBackupDump(zip: string, toFile: string, limits: DumpLimits, signal: AbortSignal): Promise<{ bytes: number }> {
   const part = `${toFile}.part`;
   await rm(part, { force: true });
   try {
+    const zipBytes = (await stat(zip)).size;
     let bytes: number | undefined;
     await refusing(signal, async () => {
       for await (const entry of filestoreEntries(zip)) {
         const path = safeEntryPath(entry.name);
         if ('refused' in path || path.parts.join('/') !== DUMP || entry.kind !== 'file') continue;
-        await pipeline(await entry.open(), createWriteStream(part, { mode: 0o600 }), { signal });
+        refuseExpansion(entry.size, zipBytes, limits);
+        await pipeline(await entry.open(), counted(zipBytes, limits), createWriteStream(part, { mode: 0o600 }), { signal });
         bytes = entry.size;
         break;
       }
@@ -103,6 +111,27 @@ export async function extractBackupDump(zip: string, toFile: string, signal: Abo
     await rm(part, { force: true });
     throw error;
   }
+}
+
+/**
+ * Passes the dump's bytes on, refusing at the chunk that crosses a limit. The declared size is
+ * the zip's own word, kept only as long as the reader validates it (yauzl's validateEntrySizes):
+ * the count is what holds whatever reads the zip.
+ */
+function counted(zipBytes: number, limits: DumpLimits) {
+  return async function* (chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    let written = 0;
+    for await (const chunk of chunks) {
+      written += chunk.length;
+      refuseExpansion(written, zipBytes, limits);
+      yield chunk;
+    }
+  };
+}
+
+function refuseExpansion(bytes: number, zipBytes: number, limits: DumpLimits): void {
+  const refusal = expansionRefusal(bytes, zipBytes, limits);
+  if (refusal !== undefined) throw new InputRefusedError(`its dump.sql ${refusal}; nothing of it was kept`);
 }
 
 /** What the zip reader rejects with (not readable, an unsafe name, an entry past its declared size) is the backup's fault, not the machine's. */

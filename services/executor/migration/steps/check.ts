@@ -1,4 +1,5 @@
 import { done, fail } from '#shared/workflow/stepOutcome.ts';
+import { isStatementRefused } from '../../database/databaseSessions.ts';
 import type { MigrationStep } from '../migrationStepContext.ts';
 import { stringParam } from './stepParams.ts';
 
@@ -9,18 +10,28 @@ const SHOWN_ROWS = 5;
 const MAX_SHOWN = 600;
 
 /**
- * Runs `params.sql` on the working database, in a read-only transaction, and compares what it
+ * Runs `params.sql` on the working database, as one statement in a read-only transaction (see
+ * readOnlyRows: a check never writes, whatever its text), and compares what it
  * found with `params.expect`: `{rows: n}` the number of rows, `{equals: v}` the first column of
  * the first row as text, `{matches: re}` the same against a regular expression. A mismatch fails
  * the step (severity `error`, not retryable: the database will not change by itself) or is listed
- * in the facts' `warnings` (severity `warning`).
+ * in the facts' `warnings` (severity `warning`). SQL that Postgres refuses (several statements, a
+ * write, a syntax error) fails the step without a retry, whatever the severity, saying why.
  */
 export const check: MigrationStep = async (context) => {
   const { step } = context;
   const sql = stringParam(step, 'sql');
   const expectation = expectationOf(step.params['expect']);
   const severity = step.params['severity'] === 'warning' ? 'warning' : 'error';
-  const rows = await context.databases.query(context.migration.workingDatabase, sql, undefined, { readOnly: true });
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await context.databases.query(context.migration.workingDatabase, sql, undefined, { readOnly: true });
+  } catch (error) {
+    if (!isStatementRefused(error)) throw error;
+    const message = `check ${step.id}: its sql was refused (${error.message}): a check is one SQL statement that only reads`;
+    await context.log(message);
+    return fail(message, { retryable: false });
+  }
   const mismatch = judge(rows, expectation);
   if (mismatch === null) {
     await context.log(`check ${step.id}: as expected (${describeExpectation(expectation)})`);

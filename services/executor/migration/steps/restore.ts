@@ -19,9 +19,9 @@ export const backupDumpFile = (inputDir: string): string => join(inputDir, 'dump
  * customer's dump never runs as the server's admin) and rebuilds the working filestore from it,
  * then takes the first checkpoint: every later retry or resume starts from a copy of it instead of
  * restoring again. The input is a dump (custom or plain) or an ERP backup .zip, whose manifest
- * must name the migration's origin, whose dump.sql is extracted and whose `filestore/` becomes the
- * working filestore; a filestore archive uploaded beside the input goes on top of it. A refused
- * input fails the step without a retry, saying why.
+ * must name the migration's origin, whose dump.sql is extracted (held to the filestore's byte and
+ * ratio limits) and whose `filestore/` becomes the working filestore; a filestore archive uploaded
+ * beside the input goes on top of it. A refused input fails the step without a retry, saying why.
  */
 export const restore: MigrationStep = async (context) => {
   try {
@@ -48,7 +48,7 @@ async function restoreInput(context: MigrationStepContext) {
     const missing = missingDump(catalog);
     if (missing) return fail(`restore: ${missing}`, { retryable: false });
     dumpFile = backupDumpFile(paths.input);
-    const { bytes } = await extractBackupDump(backup, dumpFile, signal);
+    const { bytes } = await extractBackupDump(backup, dumpFile, context.filestoreLimits, signal);
     await context.log(`extracted dump.sql from the backup: ${bytesText(bytes)}`);
     manifestFacts = manifest ? { backup: { version: manifest.version ?? manifest.series ?? null, modules: manifest.modules ?? null } } : { backup: {} };
   }
