@@ -21,10 +21,12 @@ export async function createModuleRegistry(client: pg.Client): Promise<void> {
     unique (module_id, name)
   )`);
   await client.query(`create table if not exists ir_cron (id serial primary key, name varchar not null, active boolean not null default true)`);
+  // Odoo's ir.mail_server (odoo/addons/base/models/ir_mail_server.py) logs in with smtp_user and smtp_pass when smtp_user is set.
   await client.query(`create table if not exists ir_mail_server (
     id serial primary key, name varchar not null, smtp_host varchar not null, smtp_port integer not null default 25,
-    smtp_encryption varchar not null default 'none', smtp_authentication varchar not null default 'login', smtp_user varchar, active boolean not null default true
+    smtp_encryption varchar not null default 'none', smtp_authentication varchar not null default 'login', smtp_user varchar, smtp_pass varchar, active boolean not null default true
   )`);
+  await client.query(`alter table ir_mail_server add column if not exists smtp_pass varchar`);
   await client.query(`create table if not exists ir_ui_view (id serial primary key, name varchar not null, active boolean not null default true)`);
   await client.query(`create table if not exists ir_attachment (id serial primary key, name varchar not null, res_model varchar, store_fname varchar)`);
 }

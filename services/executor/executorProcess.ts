@@ -5,6 +5,7 @@ import { orExit } from '#shared/config/config.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { gitAccessFrom } from '#shared/git/gitAccess.ts';
 import type { StartProcess } from '#shared/platform/process.ts';
+import { mailboxLogin } from '#shared/mail/mailboxLogin.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { createSecretBox } from '#shared/secrets/secretBox.ts';
 import { migrateSecrets } from '#shared/secrets/secrets.ts';
@@ -68,7 +69,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       logger,
       runtime,
       tools: {
-        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, mailCatcher, ...job }),
+        databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, mailCatcher, mailboxLogin: (slug) => mailboxLogin(masterKey, slug), ...job }),
         source: (log, { signal }, project) => projectSource(sourceDeps, project, log, signal),
         filestore: ({ signal }) => ({
           copy: (from, to, log) => copyFilestore(from, to, log, { signal }),

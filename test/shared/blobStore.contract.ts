@@ -108,6 +108,15 @@ export function blobStoreContract(name: string, makeStore: () => Promise<BlobSto
       expect(await blobs.stat(`${base}/kept/two`)).to.deep.include({ size: 1 });
     });
 
+    it('lists the blobs directly in a folder, sorted, without deeper ones, writers not yet committed or missing folders', async () => {
+      for (const key of ['mail/b.json', 'mail/a.eml', 'mail/deeper/c', 'mail-2/d']) await blobs.put(`${base}/${key}`, Readable.from([Buffer.from(key)]));
+      const pending = await blobs.openWriter(`${base}/mail/e.eml`);
+      expect(await blobs.list(`${base}/mail`)).to.deep.equal(['a.eml', 'b.json']);
+      await pending.abort();
+      expect(await blobs.list(`${base}/never`)).to.deep.equal([]);
+      expect((await rejectionOf(blobs.list('../x'))).name).to.equal('InvalidBlobKeyError');
+    });
+
     it('deletes every key under a prefix, never a sibling whose name merely starts the same', async () => {
       for (const key of ['instances/acme/logs/erp.log', 'instances/acme/logs/db.log', 'instances/acme/code/x', 'instances/acme-2/logs/erp.log']) {
         await blobs.put(`${base}/${key}`, Readable.from([Buffer.from(key)]));

@@ -44,6 +44,8 @@ export interface ErpDatabasesOptions {
   parallelRestoreFromBytes?: number;
   /** Forja's mail catcher, which neutralized copies send their mail to; unset = the dead host `invalid`. */
   mailCatcher?: MailCatcherAddress;
+  /** The login of an instance's mailbox at the catcher (mailboxLogin.ts), given to the copies neutralized for it. */
+  mailboxLogin?: (instance: string) => { user: string; pass: string };
 }
 
 /**
@@ -67,8 +69,11 @@ export interface ErpDatabases {
   clone(from: string, to: string): Promise<void>;
   /** Recreates `to` from a dump: pg_restore for `custom` (with parallel jobs when it is large and `restoreJobs` > 1), psql (ON_ERROR_STOP, restricted mode) for `plain`. */
   restore(dumpFile: string, format: DumpFormat, to: string): Promise<void>;
-  /** Turns off what would let a copy that is not production act on the outside world; says what it did. */
-  neutralize(name: string): Promise<Neutralized[]>;
+  /**
+   * Turns off what would let a copy that is not production act on the outside world; says what it
+   * did. Its mail goes to the catcher, kept for `mailbox` (the instance it is a copy for) when given.
+   */
+  neutralize(name: string, mailbox?: string): Promise<Neutralized[]>;
   /** The ERP's registry rows of `modules` in database `name` (none for a module it does not know). */
   moduleStates(name: string, modules: readonly string[]): Promise<ModuleState[]>;
   /**
@@ -107,7 +112,7 @@ export interface ErpDatabases {
 /** What the server keeps of an application_name unchanged. */
 const APPLICATION_NAME = /^[\x20-\x7e]{1,63}$/;
 
-export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs, restoreJobs, parallelRestoreFromBytes, mailCatcher }: ErpDatabasesOptions): ErpDatabases {
+export function erpDatabases({ adminUrl, log, credentials, signal, applicationName, cancelGraceMs, restoreJobs, parallelRestoreFromBytes, mailCatcher, mailboxLogin }: ErpDatabasesOptions): ErpDatabases {
   const server = parsePgUrl(adminUrl);
   const appName = applicationName ?? (signal ? `${DEFAULT_APPLICATION_NAME}-${randomBytes(6).toString('hex')}` : DEFAULT_APPLICATION_NAME);
   if (!APPLICATION_NAME.test(appName)) throw new Error(`not a usable application_name (printable ASCII, at most 63 characters): ${JSON.stringify(appName)}`);
@@ -223,13 +228,13 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
 
     moduleStates: (name, modules) => logged(`reading the modules of ${name}`, () => readModuleStates(urlOf(name), modules, session)),
 
-    neutralize: (name) =>
+    neutralize: (name, mailbox) =>
       logged(`neutralizing database ${name}`, async () => {
         const client = await openSession(urlOf(name), session);
         try {
           logLine(log, `neutralizing database ${name}`);
           const skipped: string[] = [];
-          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`), mailCatcher);
+          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`), mailCatcher && mailbox && mailboxLogin ? { ...mailCatcher, login: mailboxLogin(mailbox) } : mailCatcher);
           if (skipped.length > 0) logLine(log, `neutralize ${name}: not applicable here: ${skipped.join('; ')}`);
           for (const { what, rows } of done) logLine(log, `neutralize ${name}: ${what} (${rows} row(s) changed)`);
           logLine(log, `neutralized database ${name}: ${done.length} step(s) applied`);

@@ -16,6 +16,8 @@ export interface Statement {
 export interface MailCatcherAddress {
   host: string;
   port: number;
+  /** The instance's mailbox login: the catcher keeps the copy's mail for that instance alone (mailboxLogin.ts). */
+  login?: { user: string; pass: string };
 }
 
 export interface Step {
@@ -127,6 +129,9 @@ function placeholderMailServer(schema: Schema, mailCatcher?: MailCatcherAddress)
   const target = mailCatcher ?? { host: 'invalid', port: 1025 };
   const values: Record<string, unknown> = { name: PLACEHOLDER_MAIL_SERVER, smtp_host: target.host, smtp_port: target.port, smtp_encryption: 'none', active: true };
   if (has(schema, 'ir_mail_server.smtp_authentication')) values['smtp_authentication'] = 'login';
+  // The ERP logs in when smtp_user is set (Odoo's ir_mail_server.connect): the catcher then knows whose mail it is.
+  const login = mailCatcher?.login && has(schema, 'ir_mail_server.smtp_user', 'ir_mail_server.smtp_pass') ? mailCatcher.login : undefined;
+  if (login) Object.assign(values, { smtp_user: login.user, smtp_pass: login.pass });
   // A layout with another required column is one this code does not know: better no placeholder than a failed step.
   const required = [...(schema.get('ir_mail_server') ?? new Map<string, Column>())].filter(([, column]) => column.notNull && !column.hasDefault).map(([name]) => name);
   if (required.some((name) => !(name in values))) return [];
@@ -137,11 +142,17 @@ function placeholderMailServer(schema: Schema, mailCatcher?: MailCatcherAddress)
             where not exists (select 1 from ir_mail_server where name = $${names.length + 1})`,
       params: [...Object.values(values), PLACEHOLDER_MAIL_SERVER],
     },
-    // A copy neutralized before (or while the catcher was off) gets the current target.
-    {
-      sql: 'update ir_mail_server set smtp_host = $1, smtp_port = $2 where name = $3 and (smtp_host, smtp_port) is distinct from ($1, $2)',
-      params: [target.host, target.port, PLACEHOLDER_MAIL_SERVER],
-    },
+    // A copy neutralized before (or while the catcher was off, or before mailboxes) gets the current target and login.
+    login
+      ? {
+          sql: `update ir_mail_server set smtp_host = $1, smtp_port = $2, smtp_user = $3, smtp_pass = $4 where name = $5
+                and (smtp_host, smtp_port, smtp_user, smtp_pass) is distinct from ($1, $2, $3, $4)`,
+          params: [target.host, target.port, login.user, login.pass, PLACEHOLDER_MAIL_SERVER],
+        }
+      : {
+          sql: 'update ir_mail_server set smtp_host = $1, smtp_port = $2 where name = $3 and (smtp_host, smtp_port) is distinct from ($1, $2)',
+          params: [target.host, target.port, PLACEHOLDER_MAIL_SERVER],
+        },
   ];
 }
 

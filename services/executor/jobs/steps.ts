@@ -88,7 +88,7 @@ const database: Step = async (env) => {
       if (source.hasFilestore) await env.filestore.extract(join(dir, 'filestore'), filestore, log);
     }
     if (stage !== 'production') {
-      const done = await databases.neutralize(target);
+      const done = await databases.neutralize(target, env.instance.slug);
       await env.dbLog(`neutralized (not production): ${done.length ? done.map((item) => item.what).join('; ') : 'nothing to neutralize'}`);
     }
   });

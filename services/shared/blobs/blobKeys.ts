@@ -35,3 +35,17 @@ export function uploadKeys(uploadId: string): UploadKeys {
   const prefix = `uploads/${checked(uploadId, UUID, 'upload id')}`;
   return { prefix, dump: `${prefix}/dump`, filestore: `${prefix}/filestore` };
 }
+
+/** A caught message's id: when it came (sortable) and a random part, e.g. `20261128T164501123Z-9f2c1a7e`. */
+const MAIL_ID = /^[0-9]{8}T[0-9]{9}Z-[0-9a-f]{8}$/;
+
+/** The mail the catcher caught for an instance: its own folder, so one instance's mail is never listed with another's. */
+export const instanceMailPrefix = (slug: string): string => `mail/${checked(slug, SLUG, 'instance slug')}`;
+
+/** One caught message: the whole message as it came (`.eml`) and what its list shows (`.json`). */
+export function caughtMailKeys(slug: string, id: string): { raw: string; summary: string } {
+  const prefix = `${instanceMailPrefix(slug)}/${checked(id, MAIL_ID, 'mail id')}`;
+  return { raw: `${prefix}.eml`, summary: `${prefix}.json` };
+}
+
+export const isMailId = (id: string): boolean => MAIL_ID.test(id);

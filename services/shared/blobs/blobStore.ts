@@ -21,6 +21,8 @@ export interface BlobStore {
   stat(key: string): Promise<BlobStat | null>;
   /** Deletes the blob; a missing one is fine. */
   delete(key: string): Promise<void>;
+  /** The names of the blobs directly in the folder `prefix` (not in folders below it), sorted; none when there is no such folder. */
+  list(prefix: string): Promise<string[]>;
   /** Deletes every key under the folder `prefix` (a key itself, `instances/acme-dev`; never `instances/acme-dev-2`). */
   deletePrefix(prefix: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
@@ -117,6 +117,17 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       } catch (error) {
         // A folder of other keys is no blob: there is nothing at this key to delete.
         if (missing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return;
+        throw error;
+      }
+    },
+
+    async list(prefix) {
+      try {
+        const entries = await readdir(pathOf(prefix), { withFileTypes: true });
+        // A hidden name is a writer's temporary file, never a key.
+        return entries.filter((entry) => entry.isFile() && !entry.name.startsWith('.')).map((entry) => entry.name).sort();
+      } catch (error) {
+        if (missing(error)) return [];
         throw error;
       }
     },
