@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { startSmtpFront, type SmtpFront } from '#services/mailcatcher/smtpFront.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { silentLogger } from '#shared/log.ts';
@@ -30,7 +30,7 @@ describe('the mail catcher keeps each instance\'s mail for that instance (issue 
   });
 
   /** What the ERP does with its placeholder server: plain SMTP, a login when smtp_user is set. */
-  const send = (auth: { user: string; pass: string } | undefined, subject: string, extra: Partial<nodemailer.SendMailOptions> = {}) =>
+  const send = (auth: { user: string; pass: string } | undefined, subject: string, extra: Partial<SendMailOptions> = {}) =>
     nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, ...(auth ? { auth } : {}) }).sendMail({ from: 'erp@acme.example', to: 'customer@example.com', subject, text: 'reset your password: https://acme/reset?token=secret', ...extra });
 
   it('keeps mail sent with an instance\'s login in that instance\'s mailbox alone', async () => {

@@ -14,6 +14,7 @@ import { instanceFormRoutes } from './instanceForm.routes.ts';
 import { actorOf, pageNumber, queryString } from './instanceRequest.ts';
 import { sourceText, statusBadge, stepViews } from './instanceView.ts';
 import { logRoutes } from './logs.routes.ts';
+import { instanceMailRoutes } from './mail/instanceMail.routes.ts';
 import { uploadRoutes } from './upload.routes.ts';
 
 const PAGE_SIZE = 20;
@@ -99,4 +100,5 @@ export function instanceRoutes(router: Router, ctx: WebContext): void {
   });
 
   logRoutes(router, ctx);
+  instanceMailRoutes(router, ctx);
 }

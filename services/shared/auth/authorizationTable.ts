@@ -150,6 +150,10 @@ export const authorizationTable: readonly RouteRule[] = [
   web('GET', '/instances/:slug/logs', 'viewer'),
   web('GET', '/instances/:slug/logs/stream', 'viewer'),
   web('GET', '/instances/:slug/logs/download', 'viewer'),
+  web('GET', '/instances/:slug/mail', 'viewer'),
+  web('GET', '/instances/:slug/mail/:mail_id', 'viewer'),
+  web('GET', '/instances/:slug/mail/:mail_id/raw', 'viewer'),
+  web('GET', '/instances/:slug/mail/:mail_id/attachments/:index', 'viewer'),
   web('GET', '/instances/:slug/monitoring', 'viewer'),
   // The web shell's page and its WebSocket (a plain GET of the socket's path answers 426).
   web('GET', '/instances/:slug/shell', 'developer'),
