@@ -43,11 +43,12 @@ describe('a migration’s working names', () => {
     expect(state([created, requested(1), recorded(1), stopped([1])]).workingInstances).to.deep.equal([{ run: 1, instance: 'migrun-acme-1' }]);
   });
 
-  it('offers a stop the recorded instances, and the pre-record slug only for runs without one', () => {
+  it('offers a stop the recorded instances, and each run’s pre-record slug for the executor to check', () => {
     const migration = state([created, requested(1), stopped([1]), requested(2), recorded(2), stopped([2])]);
     expect(workingInstanceCandidates(migration)).to.deep.equal([
       { instance: 'migrun-acme-2', run: 2 },
       { instance: 'acme-r1', run: 1 },
+      { instance: 'acme-r2', run: 2 },
     ]);
   });
 

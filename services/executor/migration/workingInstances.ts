@@ -5,7 +5,7 @@ import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts
 import { instanceDecider, InstanceSlugTakenError } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
 import { migrationDecider } from '#services/migrations/domain/migration.decider.ts';
-import { migrationStream } from '#services/migrations/domain/migration.ts';
+import { migrationStream, type LiveMigration } from '#services/migrations/domain/migration.ts';
 import { isWorkingInstanceOf, workingInstanceOfRun } from '#services/migrations/domain/workingNames.ts';
 import type { WorkingInstances } from './migrationStepContext.ts';
 import { ensureMigrationProject } from './migrationProject.ts';
@@ -19,10 +19,8 @@ export function workingInstances(store: EventStore, run: { slug: string; number:
   return {
     async reserve() {
       const { aggregate } = await handleCommand(store, migrationDecider, migrationStream(run.slug), { type: 'RecordWorkingInstance', jobId: run.jobId }, { metadata: metadata() });
-      const { state } = aggregate;
-      const slug = state.status === 'none' ? null : workingInstanceOfRun(state, run.number);
-      if (!slug) throw new Error(`run ${run.number} of ${run.slug} has no working instance recorded`);
-      return slug;
+      // The decider recorded it now or on an earlier attempt (it refuses a run that is not current).
+      return workingInstanceOfRun(aggregate.state as LiveMigration, run.number)!;
     },
     async request(settings) {
       await ensureMigrationProject(store, metadata());

@@ -21,7 +21,8 @@ import {
 import { editableFields, migrationActionView, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
 import { registerReport, type ReportFile } from './migrationReports.ts';
 import type { AdoptedReuse, PlanDiffRow } from './resync.ts';
-import { nextWorkingInstance, workingInstanceOfRun } from './workingNames.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
+import { workingInstanceOfRun } from './workingNames.ts';
 
 /**
  * Commands on one migration: the operator's (through the control-plane) and the executor's step
@@ -204,7 +205,7 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
       const run = currentRun(migration, command.jobId);
       // A retried step finds its instance recorded already: the same name, no second event.
       if (workingInstanceOfRun(migration, run.number)) return [];
-      return [{ type: 'MigrationWorkingInstanceRequested', data: { slug, number: run.number, jobId: run.job.jobId, instance: nextWorkingInstance(slug, run.number) } }];
+      return [{ type: 'MigrationWorkingInstanceRequested', data: { slug, number: run.number, jobId: run.job.jobId, instance: workingInstanceSlug(slug, run.number) } }];
     }
     case 'StartStep':
     case 'CompleteStep':

@@ -1,5 +1,4 @@
 import { suffixedName } from '#shared/instanceDatabase/databaseName.ts';
-import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 import type { InstanceState } from '#services/instances/domain/instance.ts';
 import type { LiveMigration, MigrationSettings } from './migration.ts';
 
@@ -14,9 +13,6 @@ export const checkpointDatabaseOf = (migration: Pick<MigrationSettings, 'working
 
 /** The working instance slug runs got before issue 24 (recorded nowhere): `<migration>-r<run>`, any user's slug too. */
 export const legacyWorkingInstanceSlug = (migration: string, run: number): string => `${migration.slice(0, 34).replace(/-+$/, '')}-r${run}`;
-
-/** The working instance the decider records for run `run` of `migration`. */
-export const nextWorkingInstance = (migration: string, run: number): string => workingInstanceSlug(migration, run);
 
 /** The working instance recorded for run `run`, or null when its `instance` step has not asked for one. */
 export const workingInstanceOfRun = (migration: LiveMigration, run: number): string | null => migration.workingInstances?.find((entry) => entry.run === run)?.instance ?? null;
@@ -33,15 +29,11 @@ export function isWorkingInstanceOf(instance: InstanceState, migration: string, 
 }
 
 /**
- * The instances a stop or delete may destroy: those its runs recorded, and for each older run
- * (numbers without a record) the slug it used before records existed, for the executor to
- * destroy only when `isWorkingInstanceOf` that run.
+ * The instances a stop or delete may destroy: those its runs recorded, and for every run the slug
+ * runs used before records existed (a run that asked for one then, and again under the new slug
+ * after an upgrade, has both), for the executor to destroy only when `isWorkingInstanceOf` that run.
  */
 export function workingInstanceCandidates(migration: LiveMigration): { instance: string; run: number }[] {
-  const recorded = migration.workingInstances ?? [];
-  const candidates = [...recorded];
-  for (let run = 1; run <= migration.lastNumber; run++) {
-    if (!recorded.some((entry) => entry.run === run)) candidates.push({ instance: legacyWorkingInstanceSlug(migration.slug, run), run });
-  }
-  return candidates;
+  const legacy = Array.from({ length: migration.lastNumber }, (_, index) => ({ instance: legacyWorkingInstanceSlug(migration.slug, index + 1), run: index + 1 }));
+  return [...(migration.workingInstances ?? []), ...legacy];
 }
