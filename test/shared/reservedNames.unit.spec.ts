@@ -20,6 +20,14 @@ const slug = fc
   .array(part, { minLength: 1, maxLength: 6 })
   .map((parts) => parts.join('-'))
   .filter((text) => text.length <= 64);
+/** Instance slugs as databaseName takes them (`[a-z0-9-]{1,64}`): laxer than the rule, `--` and edge dashes included. */
+const laxSlug = fc
+  .tuple(fc.array(part, { minLength: 1, maxLength: 6 }), fc.array(fc.constantFrom('-', '--'), { minLength: 6, maxLength: 6 }), fc.boolean())
+  .map(([parts, separators, dashes]) => `${dashes ? '-' : ''}${parts.map((text, index) => (index === 0 ? text : `${separators[index]!}${text}`)).join('')}${dashes ? '-' : ''}`)
+  .filter((text) => text.length <= 64);
+/** An instance slug built from the migration's slug and run the way an attacker (or chance) would: issue 24's `mig-acme` and `acme-r1`, and the like. */
+const lookalike = (migration: string, number: number): string[] =>
+  [`mig-${migration}`, `${migration}-r${number}`, `migrun-${migration}-${number}`, `${migration}-ck`, `${migration}-ck-new`, `mig-${migration}-ck`, `forjamig-${migration}`, `ck-${migration}`, migration].filter((text) => text.length <= 64);
 const run = fc.integer({ min: 1, max: 1_000_000 });
 
 const legacyWorkingDatabase = (migration: string) => `${LEGACY_WORKING_DATABASE_PREFIX}${migration.replaceAll('-', '_')}`;
@@ -62,10 +70,20 @@ function expectDisjoint(kinds: Record<string, string[]>): void {
 }
 
 describe('reserved names: no kind of database, role or runtime name can be another kind’s', () => {
-  it('separates the kinds for any slugs and run number, the same slug for both included and long names that get hashed', () => {
+  it('separates the kinds for any slugs and run number, long names that get hashed and instance slugs with `--` included', () => {
     fc.assert(
-      fc.property(slug, slug, run, (a, b, number) => {
-        for (const [instance, migration] of [[a, b], [b, a], [a, a]] as const) {
+      fc.property(fc.oneof(slug, laxSlug), slug, run, (instance, migration, number) => {
+        expectDisjoint(namesByKind(instance, migration, number));
+        expectDisjoint(runtimeNamesByKind(instance, migration, number));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('separates them when the instance’s slug is made from the migration’s (mig-acme, acme-r1 and the like)', () => {
+    fc.assert(
+      fc.property(slug, run, (migration, number) => {
+        for (const instance of lookalike(migration, number)) {
           expectDisjoint(namesByKind(instance, migration, number));
           expectDisjoint(runtimeNamesByKind(instance, migration, number));
         }
