@@ -78,6 +78,9 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
         case 'MigrationJobFailed':
         case 'MigrationJobCancelled':
           break;
+        // Not subscribed to: the executor reads it from the stream; no page shows it yet.
+        case 'MigrationWorkingInstanceRequested':
+          break;
         default: {
           const unknown: never = event;
           return unknown;

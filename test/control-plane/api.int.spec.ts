@@ -138,6 +138,19 @@ describe('control-plane JSON API', function () {
     });
   });
 
+  describe('instances', () => {
+    it('refuses with 422 on name a slug kept for migrations, making no project for it (issue 24: instance mig-acme had migration acme’s database)', async () => {
+      const res = await call('/api/v1/instances', { method: 'POST', as: 'dev@example.com', json: { name: 'Acme', project: 'Mig', erp_version: '17.0' } });
+      expect(res.status).to.equal(422);
+      const msg = "this instance's slug would be mig-acme, and slugs starting with 'mig-' are reserved: their databases (forja_mig_…) are the working databases of older migrations: choose another project or name";
+      expect(await res.json()).to.deep.equal({ detail: [{ loc: ['body', 'name'], msg, type: 'value_error.domain' }] });
+      expect((await call('/api/v1/projects/mig', { as: 'viewer@example.com' })).status).to.equal(404);
+      const working = await call('/api/v1/instances', { method: 'POST', as: 'dev@example.com', json: { name: 'Acme 1', project: 'migrun', erp_version: '17.0' } });
+      expect(working.status).to.equal(422);
+      expect(JSON.stringify(await working.json())).to.include('reserved for the working instances of migrations');
+    });
+  });
+
   describe('request validation', () => {
     const post = (init: RequestInit) => call('/api/v1/projects', { method: 'POST', as: 'dev@example.com', ...init });
 

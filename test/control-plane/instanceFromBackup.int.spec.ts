@@ -7,6 +7,7 @@ import { basic } from '#test/support/platform.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { textOf, type WebSession } from '#test/support/webSession.ts';
 import { migrationPlayer } from '#test/web/migrationsPlayer.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 
 const PULL_URL = 'https://files.example.com/acme.dump';
 
@@ -55,7 +56,7 @@ describe('instances from a migration artifact: API and form (no executor)', func
       filestore_result: artifact('filestore_result', 'filestore', '.tar.gz'),
     });
     await player.start(slug, 'preview');
-    await player.complete(slug, 'preview', { instance: `${slug}-r1` });
+    await player.complete(slug, 'preview', { instance: workingInstanceSlug(slug, 1) });
     await player.start(slug, 'report');
     await player.complete(slug, 'report', artifact('report', 'report', '.txt'));
     return slug;

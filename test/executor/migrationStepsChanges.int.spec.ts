@@ -10,7 +10,8 @@ import { erpDatabases } from '#services/executor/database/erpDatabases.ts';
 import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { urlAs } from '#services/executor/database/pgServer.ts';
 import { backup } from '#services/executor/migration/steps/backup.ts';
-import { restoreCheckpoint, snapshotName, takeCheckpoint } from '#services/executor/migration/steps/checkpoint.ts';
+import { restoreCheckpoint, takeCheckpoint } from '#services/executor/migration/steps/checkpoint.ts';
+import { checkpointDatabaseOf } from '#services/migrations/domain/workingNames.ts';
 import { dump } from '#services/executor/migration/steps/dump.ts';
 import { filestoreArchive } from '#services/executor/migration/steps/filestoreArchive.ts';
 import { sql as sqlStep } from '#services/executor/migration/steps/sql.ts';
@@ -55,9 +56,10 @@ describe('executor: migration steps that change the database or make artifacts',
   });
 
   describe('checkpoints', () => {
-    it('names the snapshot <work>_ck, within 63 bytes', () => {
-      expect(snapshotName('forja_mig_acme')).to.equal('forja_mig_acme_ck');
-      expect(snapshotName(`forja_mig_${'a'.repeat(53)}`)).to.have.length(63).and.match(/^forja_mig_a+_[0-9a-f]{8}_ck$/);
+    it('names the snapshot as the migration recorded it, or <work>_ck (within 63 bytes) for one created before it was recorded', () => {
+      expect(checkpointDatabaseOf({ workingDatabase: 'forjamig_acme', checkpointDatabase: 'forjack_acme' })).to.equal('forjack_acme');
+      expect(checkpointDatabaseOf({ workingDatabase: 'forja_mig_acme' })).to.equal('forja_mig_acme_ck');
+      expect(checkpointDatabaseOf({ workingDatabase: `forja_mig_${'a'.repeat(53)}` })).to.have.length(63).and.match(/^forja_mig_a+_[0-9a-f]{8}_ck$/);
     });
 
     it('takes a snapshot and rebuilds the working database from it; without one, says so', async () => {

@@ -14,6 +14,7 @@ import { servedCustomerDump } from '#test/support/customerDump.ts';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { waitUntil } from '#test/support/wait.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 
 interface Artifact {
   id: number;
@@ -88,7 +89,7 @@ describe('an instance from a migration run’s dump (process runtime, ERP stand-
   });
 
   it('puts the working instance in the migrations project, which exists', async () => {
-    expect((await instance(`${slug}-r1`)).project).to.equal('migrations');
+    expect((await instance(workingInstanceSlug(slug, 1))).project).to.equal('migrations');
     const project = await call('/api/v1/projects/migrations');
     expect(project.status).to.equal(200);
     expect(await project.json()).to.include({ slug: 'migrations', name: 'Migrations' });

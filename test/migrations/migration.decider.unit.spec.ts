@@ -174,9 +174,11 @@ describe('migration event schemas', () => {
     { type: 'MigrationJobSucceeded', data: run(1, 'r1') },
     { type: 'MigrationEdited', data: { slug: 'acme-17', changes: { contract: 'M1', notifyTo: ['ops@example.com'] } } },
     { type: 'MigrationDeleted', data: { slug: 'acme-17' } },
+    { ...created, data: { ...settings, workingDatabase: 'forjamig_acme_17', checkpointDatabase: 'forjack_acme_17' } },
+    ...decided([created, requested(1, 'r1'), started(1, 'r1', 'space')], { type: 'RecordWorkingInstance', jobId: 'r1' }),
   ];
   const types = new Set(samples.map((event) => event.type));
-  it('has a sample of every event type', () => expect(types.size).to.equal(16));
+  it('has a sample of every event type', () => expect(types.size).to.equal(17));
   for (const event of samples) {
     it(`${event.type} matches schemas/events/${event.type}.v1.json`, () => {
       const validate = schemaValidator(`events/${event.type}.v1.json`);

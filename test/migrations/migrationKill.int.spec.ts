@@ -17,6 +17,7 @@ import { basic, startTestPlatform, type TestPlatform } from '#test/support/platf
 import { createTestDatabase, testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 
 const STANDIN = fileURLToPath(new URL('../../services/erp-standin/odoo-bin', import.meta.url));
 
@@ -99,9 +100,10 @@ describe('a migration run whose executor is killed in every step kind', function
     // The last executor is alive: it stops the working instance's ERP, then goes.
     if (slug && child?.exitCode === null && child.signalCode === null) {
       const instances = instanceClient(platform.urls.controlPlane!, 'dev@example.com');
+      const working = workingInstanceSlug(slug, 1);
       await instances
-        .act(`${slug}-r1`, 'stop')
-        .then(() => instances.settled(`${slug}-r1`, 'stopped', 30_000))
+        .act(working, 'stop')
+        .then(() => instances.settled(working, 'stopped', 30_000))
         .catch(() => undefined);
     }
     await kill('SIGTERM');

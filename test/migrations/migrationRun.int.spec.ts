@@ -11,6 +11,7 @@ import { basic, startTestPlatform, type TestPlatform } from '#test/support/platf
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 
 const STANDIN = fileURLToPath(new URL('../../services/erp-standin/odoo-bin', import.meta.url));
 const STANDIN_UPGRADES = fileURLToPath(new URL('../../services/erp-standin/upgrades/', import.meta.url));
@@ -174,7 +175,7 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     expect(download.headers.get('content-disposition')).to.equal(`attachment; filename="${dump.name}"`);
     expect((await call(`/api/v1/migrations/${slug}/artifacts/1999`)).status).to.equal(404);
     expect((await call(`/api/v1/migrations/${slug}/artifacts/x`)).status).to.equal(422);
-    const working = (await (await call(`/api/v1/instances/${slug}-r1`)).json()) as { status: string; erp_version: string; url: string };
+    const working = (await (await call(`/api/v1/instances/${workingInstanceSlug(slug, 1)}`)).json()) as { status: string; erp_version: string; url: string };
     expect(working).to.include({ status: 'running', erp_version: '17.0' });
     expect((await fetch(`${working.url}/web/health`)).status, 'the working instance answers').to.equal(200);
   });
@@ -278,7 +279,7 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     // The first migration's working instance goes when that migration is stopped too.
     const first = 'customer-upgrade';
     expect((await call(`/api/v1/migrations/${first}/stop`, { method: 'POST' })).status).to.equal(200);
-    await waitUntil(async () => ((await (await call(`/api/v1/instances/${first}-r1`)).json()) as { status: string }).status === 'destroyed', 'its working instance to be destroyed', 30_000);
+    await waitUntil(async () => ((await (await call(`/api/v1/instances/${workingInstanceSlug(first, 1)}`)).json()) as { status: string }).status === 'destroyed', 'its working instance to be destroyed', 30_000);
     writeFileSync(saleScript, 'select 1;\n');
     const before = requests;
     const again = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });

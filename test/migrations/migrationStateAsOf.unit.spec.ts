@@ -73,6 +73,8 @@ describe('a migration event in its history', () => {
     expect(highlightOf({ type: 'MigrationStopped', data: { slug: 'x', runs: [1, 2] } })).to.equal('stop');
     expect(summarizeMigrationEvent({ type: 'MigrationStopped', data: { slug: 'x', runs: [1, 2] } })).to.equal('Stopped: back to draft, runs 1, 2 dropped');
     expect(highlightOf({ type: 'MigrationDeleted', data: { slug: 'x' } })).to.equal('delete');
+    const working = { type: 'MigrationWorkingInstanceRequested', data: { slug: 'x', number: 2, jobId: 'j2', instance: 'migrun-x-2' } };
+    expect([summarizeMigrationEvent(working), highlightOf(working), runOf(working)]).to.deep.equal(['Run 2: working instance migrun-x-2 requested', null, 2]);
   });
 
   it('is listed by its type when it is newer than this code', () => {

@@ -8,6 +8,7 @@ import { basic, PASSWORD } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
 
 /**
  * From a migrated run's dump to a running instance, in Chromium: the run page's link, the form it
@@ -100,7 +101,7 @@ describe('web in Chromium: an instance from a migration run’s dump', function 
   });
 
   it('opens the working instance’s project, Migrations, from its page', async () => {
-    await page.goto(`${web}/instances/${slug}-r1`);
+    await page.goto(`${web}/instances/${workingInstanceSlug(slug, 1)}`);
     await page.locator('dl.settings').getByRole('link', { name: 'migrations' }).click();
     await page.getByRole('heading', { name: 'Migrations', level: 1 }).waitFor();
     expect(page.url()).to.equal(`${web}/projects/migrations`);

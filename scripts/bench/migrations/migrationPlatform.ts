@@ -5,10 +5,9 @@ import pg from 'pg';
 import { startProjectorProcess } from '#projections/projectorProcess.ts';
 import { startControlPlaneProcess } from '#services/control-plane/controlPlaneProcess.ts';
 import { loadMigrationRecipes } from '#services/control-plane/migrations/migrationRecipes.ts';
-import { workingDatabaseOf } from '#services/control-plane/migrations/migrationSlug.ts';
+import { migrationDatabasesOf } from '#services/control-plane/migrations/migrationSlug.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { migrationDir, runLogFile } from '#services/executor/migration/migrationHost.ts';
-import { snapshotName } from '#services/executor/migration/steps/checkpoint.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
 import { loadConfig } from '#shared/config/config.ts';
@@ -75,7 +74,7 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
       notifyTo: [],
       input: { mode: 'pull', pullUrl },
       recipe,
-      workingDatabase: workingDatabaseOf(slug),
+      ...migrationDatabasesOf(slug),
     };
     await send(slug, { type: 'CreateMigration', settings });
     await settle(admin);
@@ -117,7 +116,7 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
   /** Deletes the migration through the domain and waits until the executor has dropped its databases and removed its folder. */
   async function remove(slug: string): Promise<void> {
     await send(slug, { type: 'DeleteMigration', confirmName: slug });
-    const databases = [workingDatabaseOf(slug), snapshotName(workingDatabaseOf(slug))];
+    const databases = Object.values(migrationDatabasesOf(slug));
     const deadline = Date.now() + 300_000;
     while ((await admin.query('select 1 from pg_database where datname = any($1)', [databases])).rowCount || existsSync(migrationDir(dataDir, slug))) {
       if (Date.now() > deadline) throw new Error(`the executor did not remove ${databases.join(', ')} and the folder of ${slug} within 5 minutes`);

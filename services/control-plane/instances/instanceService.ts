@@ -41,14 +41,15 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
   const backupSource = backupSources(readModel, store, blobs);
   const run = (slug: string, command: InstanceCommand, metadata: EventMetadata) => handleCommand(store, instanceDecider, instanceStream(slug), command, { metadata });
 
-  /** The project named (or slugged) `reference`, created when there is none. */
-  async function resolveProject(reference: string, metadata: EventMetadata): Promise<{ slug: string; gitRepo: string | null }> {
+  /** The project named (or slugged) `reference`, created when there is none and `accept` takes its slug. */
+  async function resolveProject(reference: string, metadata: EventMetadata, accept: (projectSlug: string) => void): Promise<{ slug: string; gitRepo: string | null }> {
     const bySlug = await getProject(readModel, reference.trim());
     if (bySlug) return { slug: bySlug.slug, gitRepo: bySlug.git_repo };
     const { rows } = await listProjects(readModel, { q: reference.trim(), pageSize: 100 });
     const byName = rows.find((row) => sameName(row.name, reference));
     if (byName) return { slug: byName.slug, gitRepo: byName.git_repo };
     if (!slugify(reference)) throw new InstanceInputError('project', 'the project name needs at least one letter or digit');
+    accept(slugify(reference));
     try {
       const created = await projects.create(reference, metadata);
       return { slug: created.slug, gitRepo: null };
@@ -96,7 +97,8 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
       checkOneSource(input);
       const backup = input.from_backup === undefined ? undefined : await fromBackup(input, input.from_backup);
       const source = backup?.source ?? (await sourceOf(input));
-      const project = await resolveProject(input.project, metadata);
+      // A refused slug (reservedNames.ts) is refused before a new project is made for it.
+      const project = await resolveProject(input.project, metadata, (projectSlug) => void instanceSlugCandidates(projectSlug, input.name).next());
       const stage = input.stage ?? 'development';
       if (stage === 'production') {
         const production = (await allInstances(readModel, { project: project.slug, stage: 'production' })).filter((row) => row.status !== 'destroyed');

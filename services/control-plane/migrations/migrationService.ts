@@ -8,7 +8,7 @@ import { migrationStream, type Engine, type Flavor, type LiveMigration, type Mig
 import { editableFields } from '#services/migrations/domain/migrationActions.ts';
 import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import type { MigrationRecipes } from './migrationRecipes.ts';
-import { migrationSlugCandidates, workingDatabaseOf } from './migrationSlug.ts';
+import { migrationDatabasesOf, migrationSlugCandidates } from './migrationSlug.ts';
 
 /** The create input after schema validation (schemas/api/MigrationCreate.v1.json). */
 export interface MigrationCreateInput {
@@ -100,7 +100,7 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
           notifyTo: [...new Set(input.notify_to ?? [])],
           input: source,
           recipe,
-          workingDatabase: workingDatabaseOf(slug),
+          ...migrationDatabasesOf(slug),
         };
         // The plan must be makeable now, not at the first run: a recipe that refuses the migration is a 422 here.
         recipes.planFor(settings);

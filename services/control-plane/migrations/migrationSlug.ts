@@ -1,4 +1,5 @@
 import { slugify } from '#services/projects/domain/project.ts';
+import { checkpointDatabaseName, workingDatabaseName } from '#shared/instanceDatabase/reservedNames.ts';
 
 /** Slug candidates for a migration: its name slugged, then `-2`, `-3`…; at most 40 characters so database names stay short. */
 export function* migrationSlugCandidates(name: string, max = 50): Generator<string> {
@@ -7,5 +8,12 @@ export function* migrationSlugCandidates(name: string, max = 50): Generator<stri
   for (let n = 2; n <= max; n++) yield `${base}-${n}`;
 }
 
-/** The working database of a migration: built once at creation, kept when the migration is edited. */
-export const workingDatabaseOf = (slug: string): string => `forja_mig_${slug.replaceAll('-', '_')}`;
+/**
+ * The working database of a migration and its checkpoint: named once at creation and recorded in
+ * MigrationCreated, kept when the migration is edited (see reservedNames.ts for why no instance's
+ * database can have these names).
+ */
+export const migrationDatabasesOf = (slug: string): { workingDatabase: string; checkpointDatabase: string } => ({
+  workingDatabase: workingDatabaseName(slug),
+  checkpointDatabase: checkpointDatabaseName(slug),
+});

@@ -3,7 +3,8 @@ import { rename, rm, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { cancellingOnAbort } from './cancelBackends.ts';
 import { databaseAdmin } from './databaseAdmin.ts';
-import { checkedDatabaseName, suffixedName } from '#shared/instanceDatabase/databaseName.ts';
+import { checkedDatabaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { asideDatabaseName } from '#shared/instanceDatabase/reservedNames.ts';
 import { databaseSize, inSession, type QueryOptions, queryRows } from './databaseSessions.ts';
 import type { DumpFormat } from './dumpFormat.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
@@ -179,7 +180,8 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
       logged(`taking snapshot ${to} of database ${from}`, async () => {
         if (checked(from) === checked(to)) throw new Error(`cannot snapshot database ${from} onto itself`);
         if (!(await admin.exists(from))) throw new Error(`cannot snapshot database ${from}: it does not exist`);
-        const aside = checked(suffixedName(to, '_new'));
+        // Not `<to>_new`: that could be an instance's database (reservedNames.ts).
+        const aside = checked(asideDatabaseName(to));
         logLine(log, `taking snapshot ${to} of database ${from} (built as ${aside}, then renamed)`);
         await admin.copyFromTemplate(from, aside, owned(from).owner);
         await admin.replace(aside, to);

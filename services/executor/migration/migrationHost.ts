@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
@@ -10,10 +9,7 @@ import type { PullSettings } from '#shared/net/pullSettings.ts';
 import { isStepDone, type JobState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
 import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.ts';
-import { aggregateStream } from '#shared/decider/aggregateStream.ts';
-import { handleCommand } from '#shared/decider/handleCommand.ts';
-import { instanceDecider, InstanceSlugTakenError } from '#services/instances/domain/instance.decider.ts';
-import { instanceStream } from '#services/instances/domain/instance.ts';
+import { migrationRuntimeName } from '#shared/instanceDatabase/reservedNames.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
@@ -23,9 +19,9 @@ import { jobLog } from '../jobs/jobLog.ts';
 import type { JobBinding } from '../jobs/stepEnvironment.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
-import type { MigrationPaths, MigrationStep, MigrationStepContext, WorkingInstances } from './migrationStepContext.ts';
+import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
 import { emailsFromUserStreams } from './userEmails.ts';
-import { ensureMigrationProject } from './migrationProject.ts';
+import { workingInstances } from './workingInstances.ts';
 
 /** What the executor gives migration runs. */
 export interface MigrationEnvironment {
@@ -131,7 +127,8 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
     },
     runtime: env.runtime,
     erpRunSpec: (version: string): ErpRunSpec => ({
-      slug: `mig-${migration.slug}`.slice(0, 60),
+      // Not `mig-<slug>`: that is an instance's runtime name (its one-shot container, network, lock).
+      slug: migrationRuntimeName(migration.slug),
       erpVersion: version,
       edition: migration.flavor,
       database: migration.workingDatabase,
@@ -145,30 +142,16 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
     pull: env.pull,
     filestoreLimits: env.filestoreLimits,
     records: { store: env.store, blobs: env.blobs, emailsOf: (actors) => emailsFromUserStreams(env.store, actors) },
-    instances: workingInstances(env, run),
+    instances: workingInstances(env.store, { slug: migration.slug, number: run.number, jobId: run.job.jobId }, () => ({
+      correlationId: run.job.jobId,
+      causationId: run.job.jobId,
+      actor: 'system',
+      at: new Date().toISOString(),
+      via: 'executor',
+    })),
     log,
     toolLog,
     signal,
-  };
-}
-
-/** The instance stream, for the `instance` step: requests are system decisions caused by the run's request. */
-function workingInstances(env: MigrationEnvironment, run: Run): WorkingInstances {
-  return {
-    async request(settings) {
-      const metadata = { correlationId: run.job.jobId, causationId: run.job.jobId, actor: 'system', at: new Date().toISOString(), via: 'executor' };
-      await ensureMigrationProject(env.store, metadata);
-      try {
-        await handleCommand(env.store, instanceDecider, instanceStream(settings.slug), { type: 'RequestInstance', settings, jobId: randomUUID() }, { metadata });
-      } catch (error) {
-        if (!(error instanceof InstanceSlugTakenError)) throw error; // an earlier attempt asked for it
-      }
-    },
-    async statusOf(slug) {
-      const { state } = await aggregateStream(env.store, instanceDecider, instanceStream(slug));
-      if (state.status === 'none') return { status: 'none', url: null, lastError: null };
-      return { status: state.status, url: state.facts.url ?? null, lastError: state.lastError };
-    },
   };
 }
 

@@ -60,9 +60,15 @@ export interface MigrationStepContext {
   signal: AbortSignal;
 }
 
-/** Asks for an instance (a second request for the same slug is fine) and reads where it stands. */
+/** Names, asks for and reads the run's working instance. */
 export interface WorkingInstances {
-  request(settings: InstanceSettings): Promise<void>;
+  /** Records the run's working instance in the migration's stream (once: a retry gets the same) and answers its slug. */
+  reserve(): Promise<string>;
+  /**
+   * Asks for the instance. `taken`: an instance of that slug exists that this run did not ask for
+   * (its events say so); it is left as it is. A second request by the same run is fine.
+   */
+  request(settings: InstanceSettings): Promise<'requested' | 'taken'>;
   statusOf(slug: string): Promise<{ status: string; url: string | null; lastError: string | null }>;
 }
 

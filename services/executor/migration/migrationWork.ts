@@ -14,11 +14,11 @@ import { instanceStream } from '#services/instances/domain/instance.ts';
 import { randomUUID } from 'node:crypto';
 import { migrationDecider } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream } from '#services/migrations/domain/migration.ts';
+import { checkpointDatabaseOf, isWorkingInstanceOf, workingInstanceCandidates } from '#services/migrations/domain/workingNames.ts';
+import { asideDatabaseName } from '#shared/instanceDatabase/reservedNames.ts';
 import { runWorkflowJob } from '#shared/workflow/workflowRunner.ts';
 import { migrationDir, migrationHost, type MigrationEnvironment } from './migrationHost.ts';
 import type { MigrationStep } from './migrationStepContext.ts';
-import { snapshotName } from './steps/checkpoint.ts';
-import { workingInstanceSlug } from './steps/instance.ts';
 
 const EXECUTOR_ID = `${hostname()}:${process.pid}`;
 
@@ -78,12 +78,14 @@ export function migrationWork(env: MigrationEnvironment, steps: Readonly<Record<
 async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pick<RecordedEvent, 'id' | 'metadata'>, deleted: boolean): Promise<void> {
   const { state } = await aggregateStream(env.store, migrationDecider, migrationStream(slug));
   if (state.status === 'none') return;
-  // The working instances of its runs go too: they show a result that no longer exists.
-  for (let number = 1; number <= state.lastNumber; number++) {
-    const instance = workingInstanceSlug(slug, number);
+  // The working instances of its runs go too: they show a result that no longer exists. Only those
+  // whose own events say this migration asked for them: a user's `acme-r1` is not migration acme's.
+  for (const { instance, run } of workingInstanceCandidates(state)) {
+    const { state: found } = await aggregateStream(env.store, instanceDecider, instanceStream(instance));
+    if (!isWorkingInstanceOf(found, slug, run) || found.status === 'destroyed') continue;
     const command = { type: 'RequestAction' as const, action: 'destroy' as const, jobId: randomUUID(), reason: 'user' as const };
     await handleCommand(env.store, instanceDecider, instanceStream(instance), command, { metadata: executorMetadata(causedBy) }).catch((error: unknown) => {
-      if (!(error instanceof DomainError)) throw error; // none, or destroyed already
+      if (!(error instanceof DomainError)) throw error; // destroyed meanwhile
     });
   }
   const log = new PassThrough();
@@ -91,7 +93,9 @@ async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pic
   const databases = env.databases(log, { signal: AbortSignal.timeout(10 * 60_000), applicationName: `forja-cleanup-${slug}`.slice(0, 63) });
   await databases.terminateConnections(state.workingDatabase);
   // The checkpoint first: it holds objects of the working database's role, which goes with the last of the two.
-  await databases.drop(snapshotName(state.workingDatabase));
+  const checkpoint = checkpointDatabaseOf(state);
+  await databases.drop(asideDatabaseName(checkpoint)); // left by a snapshot interrupted before its rename
+  await databases.drop(checkpoint);
   await databases.drop(state.workingDatabase);
   await env.blobs.deletePrefix(`migrations/${slug}`);
   if (deleted && state.input.mode === 'upload') await env.blobs.deletePrefix(uploadKeys(state.input.uploadId).prefix);

@@ -21,6 +21,8 @@ import {
 import { editableFields, migrationActionView, refuseMigrationAction, type MigrationAction } from './migrationActions.ts';
 import { registerReport, type ReportFile } from './migrationReports.ts';
 import type { AdoptedReuse, PlanDiffRow } from './resync.ts';
+import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
+import { workingInstanceOfRun } from './workingNames.ts';
 
 /**
  * Commands on one migration: the operator's (through the control-plane) and the executor's step
@@ -41,6 +43,8 @@ export type MigrationCommand =
   | { type: 'RegisterReport'; number: number; file: ReportFile; by: string }
   /** Resync: the current recipe's snapshot and plan, the step diff and what a resume would reuse, computed by the caller. */
   | { type: 'ResyncMigration'; decision: 'adopt' | 'keep'; recipe: RecipeSnapshot; plan: readonly PlannedStep[]; reuse: AdoptedReuse; changes: PlanDiffRow[] }
+  /** The executor's `instance` step, before it asks for the run's working instance: the name is decided and recorded here. */
+  | { type: 'RecordWorkingInstance'; jobId: string }
   | Exclude<WorkflowCommand, { type: 'PauseJob' | 'ResumeJob' | 'CancelJob' | 'ResolveGate' }>;
 
 export class MigrationSlugTakenError extends DomainError {
@@ -197,6 +201,12 @@ function decide(command: MigrationCommand, state: MigrationState): MigrationEven
       return registerReport(migration, command.number, command.file, command.by);
     case 'ResyncMigration':
       return resync(migration, command);
+    case 'RecordWorkingInstance': {
+      const run = currentRun(migration, command.jobId);
+      // A retried step finds its instance recorded already: the same name, no second event.
+      if (workingInstanceOfRun(migration, run.number)) return [];
+      return [{ type: 'MigrationWorkingInstanceRequested', data: { slug, number: run.number, jobId: run.job.jobId, instance: workingInstanceSlug(slug, run.number) } }];
+    }
     case 'StartStep':
     case 'CompleteStep':
     case 'FailStep':

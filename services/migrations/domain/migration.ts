@@ -59,6 +59,8 @@ export interface MigrationSettings {
   input: MigrationInput;
   recipe: RecipeSnapshot;
   workingDatabase: string;
+  /** The working database's checkpoint; absent in migrations created before issue 24 (`checkpointDatabaseOf`). */
+  checkpointDatabase?: string;
 }
 
 /** The fields an edit may change; which of them it may change depends on the state (`editableFields`). */
@@ -117,6 +119,8 @@ export type MigrationEvent =
   | { type: 'MigrationJobCancelled'; data: WithRun<JobCancelledData> }
   /** Back to draft: runs dropped, working databases, instances and files removed by the executor. */
   | { type: 'MigrationStopped'; data: { slug: string; runs: number[] } }
+  /** Run `number`'s `instance` step is about to ask for this instance: what a stop or delete destroys. */
+  | { type: 'MigrationWorkingInstanceRequested'; data: WithRun<{ jobId: string; instance: string }> }
   /** `by`: the user who asked for the report. */
   | { type: 'MigrationReportGenerated'; data: { slug: string; number: number; artifact: ReportArtifact; by: string } }
   /** The recipe resync decided (`adopt` carries the new snapshot, its plan and what a resume of the failed run keeps). */
@@ -165,6 +169,8 @@ export type LiveMigration = MigrationSettings & {
   deleted: boolean;
   /** Set by a resync that adopted the current recipe after a failed run; the next run takes it. */
   adopted?: AdoptedPlan | null;
+  /** The working instances its runs asked for, kept across stops; absent when none did. */
+  workingInstances?: readonly { run: number; instance: string }[];
 };
 
 export type MigrationState = { status: 'none' } | LiveMigration;
@@ -255,6 +261,10 @@ export function evolveMigration(state: MigrationState, event: MigrationEvent): M
     }
     case 'MigrationDeleted':
       return { ...state, deleted: true };
+    case 'MigrationWorkingInstanceRequested': {
+      const { number: run, instance } = event.data;
+      return { ...state, workingInstances: [...(state.workingInstances ?? []), { run, instance }] };
+    }
     // The workflow's events were folded above.
     case 'MigrationStepStarted':
     case 'MigrationStepCompleted':

@@ -1,17 +1,15 @@
-import { suffixedName } from '#shared/instanceDatabase/databaseName.ts';
+import { checkpointDatabaseOf } from '#services/migrations/domain/workingNames.ts';
 import type { MigrationStepContext } from '../migrationStepContext.ts';
 
 /**
- * The working database's snapshot: `<work>_ck` (a hash keeps it within 63 bytes). There is one
- * per migration, replaced by each checkpoint: the state after the last step that changed the
- * database and finished.
+ * Snapshots the working database (after `restore`, and after every step that changed it and
+ * succeeded) into the checkpoint database the migration recorded (`<work>_ck` for older ones). There
+ * is one per migration, replaced by each checkpoint: the state after the last step that changed
+ * the database and finished.
  */
-export const snapshotName = (workingDatabase: string): string => suffixedName(workingDatabase, '_ck');
-
-/** Snapshots the working database (after `restore`, and after every step that changed it and succeeded). */
 export async function takeCheckpoint(context: MigrationStepContext): Promise<void> {
   const work = context.migration.workingDatabase;
-  const snapshot = snapshotName(work);
+  const snapshot = checkpointDatabaseOf(context.migration);
   await context.log(`taking checkpoint: snapshot ${snapshot} of ${work}`);
   const started = Date.now();
   await context.databases.snapshot(work, snapshot);
@@ -25,7 +23,7 @@ export async function takeCheckpoint(context: MigrationStepContext): Promise<voi
  */
 export async function restoreCheckpoint(context: MigrationStepContext): Promise<void> {
   const work = context.migration.workingDatabase;
-  const snapshot = snapshotName(work);
+  const snapshot = checkpointDatabaseOf(context.migration);
   if (!(await context.databases.exists(snapshot))) {
     throw new Error(`cannot rebuild ${work} from its last checkpoint: there is no snapshot ${snapshot} (a run must restore the input first)`);
   }

@@ -6,17 +6,16 @@ import type { MigrationStep } from '../migrationStepContext.ts';
 /** The project the working instances of migrations belong to. */
 export const MIGRATION_PROJECT = 'migrations';
 
-/** `<migration>-r<run>`, short enough for a database name. */
-export const workingInstanceSlug = (migration: string, run: number): string => `${migration.slice(0, 34).replace(/-+$/, '')}-r${run}`;
-
 /**
  * A working instance of the result, to look at before going live: a copy of the working database
- * and filestore on the destination version, provisioned as any instance is. The step waits until it
- * runs (or says why it failed); a retry finds the instance it already asked for.
+ * and filestore on the destination version, provisioned as any instance is. Its slug is recorded in
+ * the migration first (a stop destroys what was recorded, nothing else). The step waits until it
+ * runs (or says why it failed); a retry finds the instance it already asked for. An instance of
+ * that slug that this run did not ask for fails the step and is left alone.
  */
 export const instance: MigrationStep = async (context) => {
   const { migration, run } = context;
-  const slug = workingInstanceSlug(migration.slug, run.number);
+  const slug = await context.instances.reserve();
   const settings: InstanceSettings = {
     slug,
     name: `${migration.name} (run ${run.number})`,
@@ -29,7 +28,9 @@ export const instance: MigrationStep = async (context) => {
     branch: 'main',
     source: { kind: 'migration', migration: migration.slug, run: run.number, database: migration.workingDatabase, filestoreDir: context.paths.filestore },
   };
-  await context.instances.request(settings);
+  if ((await context.instances.request(settings)) === 'taken') {
+    return fail(`an instance ${slug} exists that run ${run.number} of ${migration.slug} did not create: it is left as it is, and this run gets no working instance`, { retryable: false });
+  }
   await context.log(`working instance ${slug} requested`);
   for (;;) {
     const state = await context.instances.statusOf(slug);
