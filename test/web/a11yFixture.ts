@@ -2,10 +2,34 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
-import { instanceLogKey } from '#shared/blobs/blobKeys.ts';
+import { caughtMailKeys, instanceLogKey } from '#shared/blobs/blobKeys.ts';
 import { jobPlayer, standinFacts } from '#test/support/instanceJobs.ts';
 import type { WebPlatform } from '#test/support/webPlatform.ts';
 import { migrationPlayer } from './migrationsPlayer.ts';
+
+/** The caught message the instance mail pages show. */
+export const A11Y_MAIL_ID = '20261123T100000000Z-0a0b0c0d';
+const CAUGHT_MAIL = [
+  'From: Acme Norte <erp@acme.example>',
+  'To: cliente@example.com',
+  'Subject: Factura FA-A 0001-00000042',
+  'Date: Mon, 23 Nov 2026 10:00:00 +0000',
+  'MIME-Version: 1.0',
+  'Content-Type: multipart/mixed; boundary="b1"',
+  '',
+  '--b1',
+  'Content-Type: text/html; charset=utf-8',
+  '',
+  '<p>Estimado cliente, adjuntamos su factura.</p>',
+  '--b1',
+  'Content-Type: application/pdf; name="FA-A-0001-00000042.pdf"',
+  'Content-Disposition: attachment; filename="FA-A-0001-00000042.pdf"',
+  'Content-Transfer-Encoding: base64',
+  '',
+  'JVBERi0xLjQK',
+  '--b1--',
+  '',
+].join('\r\n');
 
 /** A traceback's or a logged query's line: one word the browser cannot break. */
 const LONG_LINE = `2026-11-23 10:02:12 ERROR odoo.modules.loading: ${'x'.repeat(300)}`;
@@ -36,6 +60,9 @@ export async function buildA11yFixture(platform: WebPlatform): Promise<void> {
   await ok(developer.post('/instances/acme-norte-gone/action', { action: 'destroy' }), 'destroy');
   await instances.run('acme-norte-gone');
   writeBlob(platform, instanceLogKey('acme-norte-main', 'erp'), `2026-11-23 10:00:00 INFO odoo: ERP stand-in ready\n${LONG_LINE}\n`);
+  const mail = caughtMailKeys('acme-norte-main', A11Y_MAIL_ID);
+  writeBlob(platform, mail.raw, CAUGHT_MAIL);
+  writeBlob(platform, mail.summary, JSON.stringify({ id: A11Y_MAIL_ID, receivedAt: '2026-11-23T10:00:00.000Z', from: 'Acme Norte <erp@acme.example>', to: ['cliente@example.com'], subject: 'Factura FA-A 0001-00000042', size: CAUGHT_MAIL.length, attachments: 1 }));
 
   const migrations = migrationPlayer(platform);
   const pull = 'https://files.example.com/acme.dump';

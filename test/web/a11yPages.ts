@@ -38,6 +38,9 @@ export const a11yPages: readonly A11yPage[] = [
   { name: 'failed instance', path: '/instances/acme-norte-broken' },
   { name: 'destroyed instance', path: '/instances/acme-norte-gone' },
   { name: 'instance logs', path: '/instances/acme-norte-main/logs' },
+  { name: 'instance mail', path: '/instances/acme-norte-main/mail', as: 'viewer' },
+  { name: 'instance mail, no mail yet', path: '/instances/acme-norte-broken/mail' },
+  { name: 'caught message', path: '/instances/acme-norte-main/mail/20261123T100000000Z-0a0b0c0d' },
   { name: 'web shell', path: '/instances/acme-norte-main/shell', as: 'developer' },
   // No Prometheus runs for this walk: the page says it does not answer (the graphs are checked in test/monitoring).
   { name: 'instance monitoring', path: '/instances/acme-norte-main/monitoring' },
