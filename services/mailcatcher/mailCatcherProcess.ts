@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { acceptingOnLoopback } from '#shared/local/acceptingOnLoopback.ts';
 import { startChildTool } from '#shared/local/childTool.ts';
+import { freePort } from '#shared/local/freePort.ts';
+import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
+import { startSmtpFront } from './smtpFront.ts';
 
 /** The path web proxies the catcher's UI under; maildev serves its pages and API below it. */
 export const MAIL_CATCHER_PATH = '/mails';
@@ -11,8 +16,11 @@ const READY_TIMEOUT_MS = 20_000;
 const maildevBin = createRequire(import.meta.url).resolve('maildev/bin/maildev');
 
 /**
- * maildev (npm) in a child process, SMTP and web UI on 127.0.0.1 only. A child and not a library:
- * maildev keeps its servers in module state and exits the process on SIGTERM.
+ * The mail catcher: Forja's SMTP front on FORJA_MAILCATCHER_SMTP_PORT (smtpFront.ts), which keeps
+ * each instance's mail for that instance, and maildev (npm) in a child process behind it, where
+ * every message also goes for the administrators' view of all mail. maildev's own SMTP listens on a
+ * private port and takes only the front's per-start login. A child and not a library: maildev keeps
+ * its servers in module state and exits the process on SIGTERM.
  */
 export const startMailCatcherProcess: StartProcess = async (_infra, config, logger) => {
   if (!config.FORJA_MAILCATCHER) return { name: 'mail-catcher', describe: () => ['off (FORJA_MAILCATCHER=false)'], stop: async () => {} };
@@ -21,21 +29,33 @@ export const startMailCatcherProcess: StartProcess = async (_infra, config, logg
   for (const port of [smtpPort, webPort]) {
     if (await acceptingOnLoopback(port)) throw new Error(`mail catcher: port ${port} on ${HOST} is already in use: stop what holds it or set FORJA_MAILCATCHER_SMTP_PORT / FORJA_MAILCATCHER_WEB_PORT (or FORJA_MAILCATCHER=false)`);
   }
+  const relay = { port: await freePort(), user: 'forja', pass: randomBytes(24).toString('base64url') };
   // Only PATH and HOME: maildev also reads MAILDEV_* variables, which must not change what Forja asked for.
+  // The relay's password goes in MAILDEV_INCOMING_PASS, not on the command line any local user reads in ps.
   const tool = await startChildTool({
     label: 'mail catcher (maildev)',
     command: process.execPath,
-    args: [maildevBin, '--ip', HOST, '--smtp', String(smtpPort), '--web', String(webPort), '--base-pathname', MAIL_CATCHER_PATH],
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-    ready: async () => (await acceptingOnLoopback(smtpPort)) && (await acceptingOnLoopback(webPort)),
+    args: [maildevBin, '--ip', HOST, '--smtp', String(relay.port), '--web', String(webPort), '--base-pathname', MAIL_CATCHER_PATH, '--incoming-user', relay.user],
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', MAILDEV_INCOMING_PASS: relay.pass },
+    ready: async () => (await acceptingOnLoopback(relay.port)) && (await acceptingOnLoopback(webPort)),
     readyTimeoutMs: READY_TIMEOUT_MS,
     logger: logger.child({ process: 'mail-catcher' }),
   });
+  let front;
+  try {
+    front = await startSmtpFront({ host: HOST, port: smtpPort, masterKey: resolvePlatformSecrets(config).masterKey, blobs: createFsBlobStore(config.FORJA_DATA_DIR), relay, logger: logger.child({ process: 'mail-catcher' }) });
+  } catch (error) {
+    await tool.stop();
+    throw error;
+  }
   const process_: ForjaProcess = {
     name: 'mail-catcher',
     url: `http://${HOST}:${webPort}${MAIL_CATCHER_PATH}`,
-    describe: () => [`maildev: SMTP ${HOST}:${smtpPort}, web UI proxied by web at ${MAIL_CATCHER_PATH}/`],
-    stop: () => tool.stop(),
+    describe: () => [`SMTP ${HOST}:${smtpPort}: each instance's mail kept for it (its mailbox login), all of it in maildev for administrators at ${MAIL_CATCHER_PATH}/`],
+    stop: async () => {
+      await front.close();
+      await tool.stop();
+    },
   };
   return process_;
 };

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { instanceLogKey } from '#shared/blobs/blobKeys.ts';
+import { caughtMailKeys, instanceLogKey } from '#shared/blobs/blobKeys.ts';
 import { createFsBlobStore, type FsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { purgeInstanceFiles } from '#services/executor/purgeInstance.ts';
 import { jobPlayer } from '#test/support/instanceJobs.ts';
@@ -12,15 +12,20 @@ const put = (blobs: FsBlobStore, key: string, text: string) => blobs.put(key, Re
 describe('purging an instance’s files', function () {
   this.timeout(60_000);
 
-  it('deletes the instance’s folder, whatever is in it, and nothing of another instance; again is fine', async () => {
+  it('deletes the instance’s folder, whatever is in it, and its caught mail, and nothing of another instance; again is fine', async () => {
     const blobs = createFsBlobStore(runDir('purge'));
+    const mail = caughtMailKeys('acme-dev', '20261128T100000000Z-0a0b0c0d');
+    const othersMail = caughtMailKeys('acme-dev-2', '20261128T100000000Z-0a0b0c0d');
+    await put(blobs, mail.raw, 'Subject: reset\r\n\r\nsecret link');
+    await put(blobs, othersMail.raw, 'Subject: the other one\r\n\r\n');
     await put(blobs, instanceLogKey('acme-dev', 'erp'), 'INFO started\n');
     await put(blobs, instanceLogKey('acme-dev', 'db'), 'created database\n');
     await put(blobs, 'instances/acme-dev/erp-server.pid', '{}');
     await put(blobs, instanceLogKey('acme-dev-2', 'erp'), 'INFO the other one\n');
     await purgeInstanceFiles(blobs, 'acme-dev');
-    for (const key of [instanceLogKey('acme-dev', 'erp'), instanceLogKey('acme-dev', 'db'), 'instances/acme-dev/erp-server.pid']) expect(await blobs.stat(key), key).to.equal(null);
+    for (const key of [instanceLogKey('acme-dev', 'erp'), instanceLogKey('acme-dev', 'db'), 'instances/acme-dev/erp-server.pid', mail.raw]) expect(await blobs.stat(key), key).to.equal(null);
     expect(await blobs.stat(instanceLogKey('acme-dev-2', 'erp'))).to.not.equal(null);
+    expect(await blobs.stat(othersMail.raw)).to.not.equal(null);
     await purgeInstanceFiles(blobs, 'acme-dev');
   });
 
