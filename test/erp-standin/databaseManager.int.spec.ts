@@ -48,7 +48,7 @@ describe('ERP stand-in database manager (/web/database/*)', function () {
     await waitUntil(() => fetch(`${base}/web/health`).then((r) => r.ok, () => false), 'the stand-in to answer', 20_000);
     const post = (route: string, fields: Record<string, string>) =>
       fetch(`${base}/web/database/${route}`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
-    const list = () => fetch(`${base}/web/database/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'call', params: {} }) }).then((r) => r.json());
+    const list = () => fetch(`${base}/web/database/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'call', params: {} }) }).then((r) => r.json() as Promise<{ result?: string[]; error?: { data: { name: string } } }>);
     return { database, base, post, list };
   }
 
@@ -118,7 +118,7 @@ describe('ERP stand-in database manager (/web/database/*)', function () {
       // The real page answers 200 and says only that the manager is disabled; the JSON-RPC list answers AccessDenied.
       const manager = await fetch(`${erp.base}/web/database/manager`);
       expect(await manager.text()).to.contain('The database manager has been disabled by the administrator').and.not.contain(erp.database);
-      expect((await erp.list()).error.data.name).to.equal('odoo.exceptions.AccessDenied');
+      expect((await erp.list()).error?.data.name).to.equal('odoo.exceptions.AccessDenied');
       // %2F reaches the same route, as PATH_INFO is percent-decoded before routing.
       expect((await fetch(`${erp.base}/web%2Fdatabase%2Fdrop`, { method: 'POST', body: new URLSearchParams({ master_pwd: 'admin', name: erp.database }) })).status).to.equal(403);
       expect(await exists(erp.database)).to.equal(true);
