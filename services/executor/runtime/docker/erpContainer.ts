@@ -24,9 +24,10 @@ const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', logs:
 /**
  * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
  * to the database manager's options. With `-c` the ERP no longer reads the image's own
- * /etc/odoo/odoo.conf, so the addons path it set goes here.
+ * /etc/odoo/odoo.conf, so the addons path it set goes here when the instance's code is mounted
+ * there (in the file, not on the command line, where 16.0–18.0 refuse a folder without modules).
  */
-export const CONTAINER_CONFIG_OPTIONS = { addons_path: IN_CONTAINER.addons };
+export const containerConfigOptions = (spec: ErpRunSpec): Record<string, string> => (spec.sourceDir ? { addons_path: IN_CONTAINER.addons } : {});
 
 export const LABELS = {
   instance: 'forja.instance',
