@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parseStandinArgs } from '#services/erp-standin/args.ts';
@@ -41,6 +41,12 @@ describe('the ERP configuration file (erpConfigFile.ts)', function () {
       (error: NodeJS.ErrnoException) => expect(error.code).to.be.oneOf(['ELOOP', 'ENOTDIR']),
     );
     expect(readdirSync(target)).to.deep.equal([]);
+
+    const hidden = join(root, 'e');
+    mkdirSync(join(hidden, 'run'), { recursive: true, mode: 0o700 });
+    chmodSync(join(hidden, 'run'), 0o700);
+    await writeErpConfig(hidden);
+    expect(statSync(join(hidden, 'run')).mode & 0o777, 'a folder the ERP could not enter is opened up').to.equal(0o755);
 
     const planted = join(root, 'c');
     mkdirSync(join(planted, 'run'), { recursive: true });

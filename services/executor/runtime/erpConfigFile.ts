@@ -66,7 +66,8 @@ export async function writeErpConfig(dataDir: string, options: Record<string, st
     const stats = fstatSync(dirFd);
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new Error(`${dir} belongs to uid ${stats.uid}, not to Forja (uid ${uid}): remove it, Forja makes it again`);
-    if ((stats.mode & 0o022) !== 0) fchmodSync(dirFd, 0o755);
+    // Exactly: writable by others lets them swap the file, and a umask such as 077 would hide it from the ERP's account (which then runs with the defaults).
+    if ((stats.mode & 0o777) !== 0o755) fchmodSync(dirFd, 0o755);
     // /proc/self/fd/N is the folder opened above, whatever its path leads to by now.
     const at = existsSync(`/proc/self/fd/${dirFd}`) ? `/proc/self/fd/${dirFd}` : dir;
     const temporary = join(at, `.erp.conf.${randomBytes(6).toString('hex')}`);
