@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { freePort } from '#shared/local/freePort.ts';
 import { hashMasterPassword } from '#services/erp-standin/masterPassword.ts';
+import { databaseManagerOpen } from '#services/executor/jobs/healthCheck.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
@@ -62,6 +63,7 @@ describe('ERP stand-in database manager (/web/database/*)', function () {
     const erp = await serve('standin_dbm_open');
     const manager = await (await fetch(`${erp.base}/web/database/manager`)).text();
     expect(manager).to.contain('your Odoo database manager is not protected').and.contain(erp.database);
+    expect(await databaseManagerOpen(erp.base), "the executor's health check sees it open").to.equal(true);
 
     const backup = await erp.post('backup', { master_pwd: 'guessed', name: erp.database, backup_format: 'zip' });
     expect(backup.status).to.equal(200);
@@ -119,6 +121,7 @@ describe('ERP stand-in database manager (/web/database/*)', function () {
       const manager = await fetch(`${erp.base}/web/database/manager`);
       expect(await manager.text()).to.contain('The database manager has been disabled by the administrator').and.not.contain(erp.database);
       expect((await erp.list()).error?.data.name).to.equal('odoo.exceptions.AccessDenied');
+      expect(await databaseManagerOpen(erp.base), "the executor's health check sees it closed").to.equal(false);
       // %2F reaches the same route, as PATH_INFO is percent-decoded before routing.
       expect((await fetch(`${erp.base}/web%2Fdatabase%2Fdrop`, { method: 'POST', body: new URLSearchParams({ master_pwd: 'admin', name: erp.database }) })).status).to.equal(403);
       expect(await exists(erp.database)).to.equal(true);
