@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseStandinArgs, UsageError, type StandinOptions } from './args.ts';
+import { DatabaseManager } from './databaseManager.ts';
 import { standinServer } from './http.ts';
 import { knownModules } from './knownModules.ts';
 import { MigrationError } from './migration.ts';
@@ -11,9 +12,11 @@ import { standinVersion } from './version.ts';
 
 /**
  * The ERP stand-in: the part of the `odoo-bin` command line Forja calls (`-d`, `-i`, `-u`,
- * `--stop-after-init`, `--http-port`, `--db_host`, `--upgrade-path`, `--load`…). It really connects to
+ * `--stop-after-init`, `--http-port`, `--db_host`, `--upgrade-path`, `--load`, `-c`, `--no-database-list`…)
+ * and reads the configuration file as the real one does (configFile.ts). It really connects to
  * PostgreSQL, keeps `ir_module_module`, migrates between versions as OpenUpgrade does, writes an
- * ERP-style log and serves `/web/health` and `/web/login`. It is a test double of the ERP, for the
+ * ERP-style log and serves `/web/health`, `/web/login` and the database manager (`/web/database/*`,
+ * open by default with the master password `admin`, as on the real ERP). It is a test double of the ERP, for the
  * tests and the first-run demo, not of Forja's own code. Like the real ERP it installs only modules
  * it can find: its standard ones and the addons on `--addons-path`. It plays the ERP version in
  * FORJA_STANDIN_VERSION (see version.ts).
@@ -49,7 +52,7 @@ try {
 }
 
 const connection = { host: options.dbHost, port: options.dbPort, user: options.dbUser, password: options.dbPassword };
-const server = standinServer(options.database, log);
+const server = standinServer(options.database, new DatabaseManager(options, log), log);
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -76,6 +76,33 @@ describe('ERP router (a stable address per instance)', function () {
     expect(refused).to.equal(404);
   });
 
+  it("never passes the ERP's database manager on, however the path is spelled, nor a WebSocket to it", async () => {
+    const erp = await tinyErp('dbm');
+    erps.push(erp.server);
+    const seen: string[] = [];
+    erp.server.prependListener('request', (req: { url?: string }) => seen.push(req.url ?? ''));
+    await runningInstance('acme-dbm', erp.url);
+    const host = `acme-dbm.localhost:${port}`;
+    const tricks = ['/web/database/backup', '/web/database/drop', '/web/database/manager', '/web/database/list', '//web/database/backup', '/web/database/../database/drop', '/web%2Fdatabase%2Fbackup', '/web/%64atabase/drop', '/WEB/DATABASE/backup', '/fr_BE/web/database/backup', '/web\\database\\drop'];
+    for (const method of ['POST', 'GET', 'PUT', 'DELETE']) {
+      for (const path of tricks) {
+        const answer = await requestWithHost(port, host, { method, path, body: 'master_pwd=admin&name=acme_dbm' });
+        expect(answer.status, `${method} ${path}`).to.equal(404);
+        expect(answer.text).to.contain("database manager is closed");
+      }
+    }
+    const refused = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/web/database/manager`, { headers: { host } });
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('error', () => resolve(-1));
+    });
+    expect(refused).to.equal(404);
+    expect(seen, 'requests that reached the ERP').to.deep.equal([]);
+    const login = await requestWithHost(port, host, { path: '/web/login?redirect=/web/database/manager' });
+    expect(login.status).to.equal(200);
+    expect(seen).to.deep.equal(['/web/login?redirect=/web/database/manager']);
+  });
+
   it('records requests as visits for the sleep sweep, at most one per few minutes', async () => {
     const visits = async () => (await streamOf('acme-a')).filter((event) => event.type === 'InstanceVisited');
     await waitUntil(async () => (await visits()).length === 1, 'the first visit recorded');

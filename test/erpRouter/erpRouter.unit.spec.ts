@@ -3,6 +3,7 @@ import { DomainError } from '#shared/decider/decider.ts';
 import { instanceAddress, slugFromHost } from '#shared/http/instanceAddress.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
 import { erpActivity } from '#services/control-plane/erpRouter/erpActivity.ts';
+import { isDatabaseManagerPath } from '#services/control-plane/erpRouter/closedPaths.ts';
 import { routeFor } from '#services/control-plane/erpRouter/erpRouter.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instancePlan, type InstanceEvent, type InstanceStatus, type JobKind } from '#services/instances/domain/instance.ts';
@@ -107,5 +108,44 @@ describe('ERP router activity', () => {
     await waitUntil(() => reads >= 3, 'three visits tried');
     for (let tick = 0; tick < 5; tick += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(reads).to.equal(3);
+  });
+});
+
+describe('ERP router: the database manager stays closed', () => {
+  it('finds /web/database/* however the path is spelled', () => {
+    for (const url of [
+      '/web/database/backup',
+      '/web/database/drop?x=1',
+      '/web/database/manager',
+      '/web/database',
+      '/web/database/',
+      '/web/database/list',
+      '//web/database/backup',
+      '/web//database///drop',
+      '/web/database/../database/backup',
+      '/web/x/../database/drop',
+      '/./web/./database/backup',
+      '/web%2Fdatabase%2Fbackup',
+      '/web%2fdatabase/drop',
+      '/web/%64atabase/backup',
+      '/web%252Fdatabase%252Fbackup',
+      '/%2e%2e/web/database/backup',
+      '/web\\database\\backup',
+      '/WEB/DATABASE/BACKUP',
+      '/Web/Database/manager',
+      '/fr_BE/web/database/manager',
+      '/sr@latin/web/database/backup',
+      'http://acme.localhost/web/database/backup',
+      'web/database/backup',
+      '/web/database/backup#x',
+    ]) {
+      expect(isDatabaseManagerPath(url), url).to.equal(true);
+    }
+  });
+
+  it('lets the rest of the ERP through', () => {
+    for (const url of ['/', '/web', '/web/login', '/web/health', '/web/databases', '/web/database-x', '/odoo/action-1', '/web/login?redirect=/web/database/manager', '/a/b/web/database/backup', '/websocket', '/web%', '/web/%zz']) {
+      expect(isDatabaseManagerPath(url), url).to.equal(false);
+    }
   });
 });

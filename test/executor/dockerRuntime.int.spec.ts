@@ -96,6 +96,11 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     expect(info.HostConfig.SecurityOpt?.join(' ')).to.match(/no-new-privileges/);
     expect(info.HostConfig.Memory).to.equal(4096 * 1024 * 1024);
     expect(info.HostConfig.PidsLimit).to.equal(1024);
+    // Issue 24 finding 9: the container reads Forja's configuration file (mounted read-only), so its database manager is closed.
+    expect(info.HostConfig.Binds?.some((bind) => bind.startsWith(`${join(spec.dataDir, 'run')}:/etc/forja:ro`))).to.equal(true);
+    const backup = await fetch(`${url}/web/database/backup`, { method: 'POST', body: new URLSearchParams({ master_pwd: 'admin', name: spec.database }) });
+    expect(backup.status).to.equal(403);
+    expect(await backup.text()).to.contain('The database manager has been disabled by the administrator');
     expect((await runtime.start(spec, port)).url).to.equal(url);
     expect((await runtime.running()).get(spec.slug)).to.equal(url);
 

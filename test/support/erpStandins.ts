@@ -26,9 +26,9 @@ export async function tinyErp(name: string): Promise<{ url: string; server: Serv
 }
 
 /** An HTTP request to 127.0.0.1:`port` with a chosen Host: no DNS involved. */
-export function requestWithHost(port: number, host: string, { method = 'GET', path = '/', body }: { method?: string; path?: string; body?: string } = {}) {
+export function requestWithHost(port: number, host: string, { method = 'GET', path = '/', body, headers = {} }: { method?: string; path?: string; body?: string; headers?: Record<string, string> } = {}) {
   return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...headers, host } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }));

@@ -6,7 +6,8 @@ import { getInstance, type InstanceDetailRow } from '#projections/instances/inst
 import type { ReadModel } from '#projections/readModel.ts';
 import { slugFromHost } from '#shared/http/instanceAddress.ts';
 import type { Logger } from '#shared/log.ts';
-import { notFoundPage, notRunningPage, unreachablePage, wakingPage } from './routerPages.ts';
+import { isDatabaseManagerPath } from './closedPaths.ts';
+import { closedPage, notFoundPage, notRunningPage, unreachablePage, wakingPage } from './routerPages.ts';
 
 export interface ErpRouterOptions {
   readModel: ReadModel;
@@ -53,7 +54,8 @@ export function routeFor(row: Pick<InstanceDetailRow, 'status' | 'url' | 'job_ac
  * Answers `<slug>.<domain>` with that instance's ERP: requests and WebSocket upgrades go to its
  * current URL through http-proxy-middleware (bodies streamed both ways, the Host kept so the ERP
  * builds its own links with the pretty address); a sleeping instance is woken and held on a page
- * that reloads itself; anything else gets a page saying why there is no ERP to show.
+ * that reloads itself; anything else gets a page saying why there is no ERP to show. The ERP's
+ * database manager (`/web/database/*`) is never passed on, whatever the instance's state.
  */
 export function erpRouter(options: ErpRouterOptions): ErpRouter {
   // The target each request was routed to, decided before the proxy runs.
@@ -104,6 +106,7 @@ export function erpRouter(options: ErpRouterOptions): ErpRouter {
   const failed = (error: unknown, req: IncomingMessage) => options.logger.error({ err: error, host: req.headers.host, path: req.url }, 'ERP router failed');
   return {
     handle(req, res) {
+      if (isDatabaseManagerPath(req.url)) return closedPage(res);
       routeRequest(req)
         .then(({ slug, route }) => {
           if (route.kind !== 'proxy') return answerPage(req, res, slug, route);
@@ -118,6 +121,7 @@ export function erpRouter(options: ErpRouterOptions): ErpRouter {
         });
     },
     upgrade(req, socket, head) {
+      if (isDatabaseManagerPath(req.url)) return void socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       routeRequest(req)
         .then(({ route }) => {
           if (route.kind === 'proxy') return proxy.upgrade(req, socket as Socket, head);

@@ -35,3 +35,10 @@ export const notRunningPage = (res: ServerResponse, slug: string, status: string
 
 export const unreachablePage = (res: ServerResponse, slug: string): void =>
   page(res, 502, `${slug} does not answer`, `${slug} is running but its ERP did not answer. Try again shortly; if it persists, look at the instance's log in Forja.`);
+
+/** The ERP's database manager, which the router never passes on: copies and dumps of a database go through Forja. */
+export function closedPage(res: ServerResponse): void {
+  // Answered before the body is read (an upload is not worth taking in), so the connection cannot serve another request.
+  res.setHeader('connection', 'close');
+  page(res, 404, 'Not here', "The ERP's database manager is closed on the instances Forja runs. To copy an instance or start one from a database dump, use Forja.");
+}

@@ -6,7 +6,7 @@ import { assertBlobKey } from '#shared/blobs/blobStore.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { filestoreDir } from '../database/filestore.ts';
-import { waitForHealth } from './healthCheck.ts';
+import { databaseManagerOpen, waitForHealth } from './healthCheck.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
@@ -135,6 +135,11 @@ const healthCheck: Step = async (env) => {
   const url = env.instance.facts.url;
   if (!url) throw new Error('the ERP was started but its URL is unknown');
   await waitForHealth(url, env.healthTimeoutMs, env.signal);
+  if (await databaseManagerOpen(url, env.signal)) {
+    // Anyone reaching it could back up or drop the database: not left running.
+    await env.runtime.stop(env.instance.slug);
+    throw new Error(`the ERP's database manager was open at ${url}/web/database/ (it did not apply its configuration file's list_db = False), so Forja stopped it`);
+  }
   return {};
 };
 

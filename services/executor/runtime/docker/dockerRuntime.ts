@@ -3,9 +3,10 @@ import type { ExecutorSettings } from '../../executor.settings.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
 import { erpAccount, handFoldersTo } from '../erpAccount.ts';
+import { writeErpConfig } from '../erpConfigFile.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
-import { assertDatabaseReachable, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
+import { assertDatabaseReachable, containerConfigOptions, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
 import { imageRefFor, inspectErpImage, STANDIN_IMAGE, type ErpImage } from './erpImage.ts';
 import { ExitWatcher, type ExitListener } from './exitWatcher.ts';
 import { ensureInstanceNetwork, removeInstanceResources } from './instanceNetwork.ts';
@@ -97,6 +98,7 @@ export class DockerRuntime implements Runtime {
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
     handFoldersTo(this.user, spec);
+    await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
     await runOneShot(this.docker, spec, image, this.options.networkMode, args, this.confinement, signal);
   }
 
@@ -108,6 +110,7 @@ export class DockerRuntime implements Runtime {
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
       handFoldersTo(this.user, spec);
+      await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
       const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };

@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { ContainerCreateOptions } from 'dockerode';
 import { ConfigError } from '#shared/config/config.ts';
+import { erpConfigDir } from '../erpConfigFile.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 import type { ErpImage } from './erpImage.ts';
 
@@ -18,7 +19,15 @@ export type NetworkMode = 'bridge' | 'host';
 /** The ERP's HTTP port inside the container (bridge mode); published on 127.0.0.1 only. */
 export const ERP_PORT = 8069;
 
-const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', logs: '/var/log/forja' } as const;
+const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', logs: '/var/log/forja', config: '/etc/forja' } as const;
+
+/**
+ * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
+ * to the database manager's options. With `-c` the ERP no longer reads the image's own
+ * /etc/odoo/odoo.conf, so the addons path it set goes here when the instance's code is mounted
+ * there (in the file, not on the command line, where 16.0–18.0 refuse a folder without modules).
+ */
+export const containerConfigOptions = (spec: ErpRunSpec): Record<string, string> => (spec.sourceDir ? { addons_path: IN_CONTAINER.addons } : {});
 
 export const LABELS = {
   instance: 'forja.instance',
@@ -56,10 +65,12 @@ export function assertDatabaseReachable(spec: ErpRunSpec, mode: NetworkMode): vo
 /**
  * The arguments every ERP run gets. The password travels in the environment: PGPASSWORD for
  * libpq and node-postgres, PASSWORD (with HOST, PORT, USER) for the official image's entrypoint,
- * which otherwise appends its own defaults (`--db_host db`).
+ * which otherwise appends its own defaults (`--db_host db`). `-c`: the file the runtime writes
+ * before each container (erpConfigFile.ts), which closes the database manager.
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
   return [
+    '-c', `${IN_CONTAINER.config}/erp.conf`,
     '-d', spec.database,
     '--db_host', spec.db.host,
     '--db_port', String(spec.db.port),
@@ -79,6 +90,8 @@ function binds(spec: ErpRunSpec, image: ErpImage): string[] {
   return [
     `${resolve(spec.dataDir)}:${IN_CONTAINER.data}`,
     `${dirname(resolve(spec.logFile))}:${IN_CONTAINER.logs}`,
+    // The folder, not the file: a file mount would keep the replaced file's inode after the next start rewrites it.
+    `${erpConfigDir(spec.dataDir)}:${IN_CONTAINER.config}:ro`,
     ...(spec.sourceDir ? [`${resolve(spec.sourceDir)}:${IN_CONTAINER.addons}:ro`] : []),
     ...(image.hostFolder ? [`${image.hostFolder}:${image.hostFolder}:ro`] : []),
   ];

@@ -2,6 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '#shared/config/config.ts';
+import { erpConfigFile } from '../erpConfigFile.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 
 /** The ERP stand-in shipped in this repository: what runs when FORJA_ERP_COMMAND is unset. */
@@ -61,10 +62,12 @@ export function isStandin(command: string): boolean {
 
 /**
  * The arguments every ERP run gets. The database password goes in PGPASSWORD (see `erpEnv`), not
- * on the command line, where any local user could read it in /proc.
+ * on the command line, where any local user could read it in /proc. `-c`: the file `spawnErp`
+ * writes first, which closes the database manager (erpConfigFile.ts).
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
   return [
+    '-c', erpConfigFile(spec.dataDir),
     '-d', spec.database,
     '--db_host', spec.db.host,
     '--db_port', String(spec.db.port),

@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { handFoldersTo } from '../erpAccount.ts';
+import { writeErpConfig } from '../erpConfigFile.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 import { erpEnv } from './erpCommand.ts';
 import { isServerAlive, type PidRecord } from './pidFile.ts';
@@ -15,6 +16,7 @@ import { isServerAlive, type PidRecord } from './pidFile.ts';
  */
 export async function spawnErp(command: string, args: string[], spec: ErpRunSpec, user: SystemUser | null = null): Promise<ChildProcess & { pid: number }> {
   const cwd = resolve(spec.dataDir);
+  await writeErpConfig(spec.dataDir); // `-c` in erpArgs
   mkdirSync(dirname(resolve(spec.logFile)), { recursive: true });
   const log = openSync(spec.logFile, 'a');
   handFoldersTo(user, spec); // after the log file exists: the ERP appends to it too

@@ -1,0 +1,90 @@
+import { pbkdf2, randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The configuration file every ERP run gets with `-c`: the ERP's database manager closed
+ * (`list_db = False`) and a master password nobody knows. A real ERP started without one keeps
+ * the manager open with the master password `admin`, and while it is `admin` the first password
+ * anyone submits to `/web/database/backup` or `/drop` becomes the master password
+ * (addons/web/controllers/database.py, verify_access): anyone reaching the ERP could take or drop
+ * its database. The rest of the configuration stays on the command line (`erpArgs`), the database
+ * password in PGPASSWORD.
+ *
+ * The file holds only a hash, so it is world-readable (the ERP's account, or a container's
+ * remapped uid, must read it: an unreadable file is silently ignored by the ERP, manager open). It
+ * lives in `run/` of the run's data folder, a folder Forja owns and the ERP cannot write.
+ */
+export const ERP_CONFIG_FOLDER = 'run';
+
+export const erpConfigDir = (dataDir: string): string => join(resolve(dataDir), ERP_CONFIG_FOLDER);
+export const erpConfigFile = (dataDir: string): string => join(erpConfigDir(dataDir), 'erp.conf');
+
+const derive = promisify(pbkdf2);
+const ab64 = (bytes: Buffer): string => bytes.toString('base64').replaceAll('+', '.').replace(/=+$/, '');
+
+/** The rounds the ERP's own crypt_context (odoo/tools/config.py) hashes a master password with. */
+const ROUNDS = 600_000;
+
+/**
+ * A fresh random master password, hashed as the ERP stores one (`config.set_admin_password`:
+ * passlib's pbkdf2_sha512, `$pbkdf2-sha512$<rounds>$<salt>$<hash>` in passlib's base64 with `.`
+ * for `+`). The password itself is dropped here: nobody, Forja included, can use the manager.
+ */
+export async function unknownMasterPasswordHash(): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await derive(randomBytes(32), salt, ROUNDS, 64, 'sha512');
+  return `$pbkdf2-sha512$${ROUNDS}$${ab64(salt)}$${ab64(hash)}`;
+}
+
+const OPTION_NAME = /^[a-z_]+$/;
+const SAFE_VALUE = /^[^\r\n]*$/;
+
+/** The file's text: `[options]` as odoo/tools/config.py reads it, no inline comments (the ERP would take them as part of the value). */
+export function erpConfigText(options: Record<string, string>): string {
+  const lines = Object.entries(options).map(([name, value]) => {
+    if (!OPTION_NAME.test(name) || !SAFE_VALUE.test(value)) throw new Error(`erp.conf: refusing option ${JSON.stringify(name)} = ${JSON.stringify(value)}`);
+    return `${name} = ${value}`;
+  });
+  return `; Written by Forja at each start of the ERP; edits are replaced.\n[options]\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Writes `run/erp.conf` under `dataDir` (`options` added after the database manager's two), replacing
+ * the one an earlier run had, and returns its path. The folder is opened without following links and
+ * must be this process's own and writable by no one else; the file is created exclusively beside
+ * the old one through that handle and renamed over it, so nothing placed in the ERP's folder can
+ * redirect the write.
+ */
+export async function writeErpConfig(dataDir: string, options: Record<string, string> = {}): Promise<string> {
+  const text = erpConfigText({ admin_passwd: await unknownMasterPasswordHash(), list_db: 'False', ...options });
+  const dir = erpConfigDir(dataDir);
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const dirFd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const stats = fstatSync(dirFd);
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) throw new Error(`${dir} belongs to uid ${stats.uid}, not to Forja (uid ${uid}): remove it, Forja makes it again`);
+    // Exactly: writable by others lets them swap the file, and a umask such as 077 would hide it from the ERP's account (which then runs with the defaults).
+    if ((stats.mode & 0o777) !== 0o755) fchmodSync(dirFd, 0o755);
+    // /proc/self/fd/N is the folder opened above, whatever its path leads to by now.
+    const at = existsSync(`/proc/self/fd/${dirFd}`) ? `/proc/self/fd/${dirFd}` : dir;
+    const temporary = join(at, `.erp.conf.${randomBytes(6).toString('hex')}`);
+    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      fchmodSync(fd, 0o644); // whatever the umask
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, join(at, 'erp.conf'));
+  } finally {
+    closeSync(dirFd);
+  }
+  return erpConfigFile(dataDir);
+}
