@@ -18,7 +18,7 @@ describe('the ERP configuration file (erpConfigFile.ts)', function () {
     expect(statSync(join(dataDir, 'run')).mode & 0o777).to.equal(0o755);
     const options = parseStandinArgs(['-d', 'db', '-c', path], { HOME: root });
     expect(options.listDb).to.equal(false);
-    expect(options.adminPasswd).to.match(/^\$pbkdf2-sha512\$600000\$[A-Za-z0-9./]{22}\$[A-Za-z0-9./]{86}$/);
+    expect(options.adminPasswd).to.match(/^\$pbkdf2-sha512\$10000\$[A-Za-z0-9./]{22}\$[A-Za-z0-9./]{86}$/);
     for (const guess of ['admin', '', 'False']) expect(await verifyMasterPassword(options.adminPasswd, guess), guess).to.equal(false);
 
     const first = readFileSync(path, 'utf8');
