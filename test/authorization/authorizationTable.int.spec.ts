@@ -4,13 +4,16 @@ import { startMailCatcherProcess } from '#services/mailcatcher/mailCatcherProces
 import { startMonitoringProcess } from '#services/monitoring/monitoringProcess.ts';
 import { authorizationTable, type RouteRule } from '#shared/auth/authorizationTable.ts';
 import { ROLES } from '#shared/auth/roles.ts';
+import { Readable } from 'node:stream';
+import { caughtMailKeys } from '#shared/blobs/blobKeys.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { freePort } from '#test/support/freePort.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { controlPlaneApp, webApp } from '#test/support/processApps.ts';
 import { registeredRoutes } from '#test/support/routeStack.ts';
 import { basic } from '#test/support/platform.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
-import { ruleKey, type WalkFixture } from './routeRequests.ts';
+import { ruleKey, WALK_MAIL_ID, type WalkFixture } from './routeRequests.ts';
 import { checkControlPlaneRoute } from './walkControlPlane.ts';
 import { checkWebRoute } from './walkWeb.ts';
 
@@ -36,6 +39,10 @@ describe('the authorization table', function () {
     const developer = await platform.signedIn('developer');
     expect((await developer.post('/projects', { name: 'Walk Target' })).location).to.equal(`/projects/${fixture.slug}`);
     expect((await developer.post('/instances', { name: 'Walk Instance', project: fixture.slug, erp_version: '18.0' })).location).to.equal(`/instances/${fixture.instance}`);
+    // A caught message with an attachment, so the instance mail routes reach a real message.
+    const mail = caughtMailKeys(fixture.instance, WALK_MAIL_ID);
+    const raw = 'Subject: walk\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b\r\nContent-Type: text/plain; name="a.txt"\r\nContent-Disposition: attachment; filename="a.txt"\r\n\r\nattached\r\n--b--\r\n';
+    await createFsBlobStore(platform.config.FORJA_DATA_DIR).put(mail.raw, Readable.from([Buffer.from(raw)]));
     const api = (path: string, body: unknown) =>
       fetch(`${platform.controlPlane}${path}`, { method: 'POST', headers: { authorization: basic(USERS.developer), 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await api('/api/v1/migrations', { name: 'Walk Migration', origin: '16.0', destination: '17.0', pull_url: 'https://files.example.com/walk.dump' })).status).to.equal(201);

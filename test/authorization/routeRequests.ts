@@ -14,6 +14,9 @@ export interface WalkFixture {
   migration: string;
 }
 
+/** The caught message of the walk's instance (authorizationTable.int.spec.ts puts it there). */
+export const WALK_MAIL_ID = '20260101T000000000Z-0a0b0c0d';
+
 const INSTANCE_PATH = /^\/(api\/v1\/|internal\/)?instances\//;
 const MIGRATION_PATH = /^\/(api\/v1\/|internal\/)?migrations\//;
 
@@ -23,7 +26,7 @@ export const ruleKey = (rule: Pick<RouteRule, 'process' | 'method' | 'path'>): s
 export function concretePath(rule: RouteRule, fixture: WalkFixture): string {
   const slug = INSTANCE_PATH.test(rule.path) ? fixture.instance : MIGRATION_PATH.test(rule.path) ? fixture.migration : fixture.slug;
   // key_id 0 is no key id: an allowed remove or delete is refused with 422 after the guard and changes nothing.
-  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0', session_id: '00000000-0000-4000-8000-000000000000', mail_id: '20260101T000000000Z-00000000', index: '0' };
+  const values: Record<string, string> = { slug, file: 'init.js', number: '1', artifact_id: '1001', position: '1', flavor: 'community', stem: '16.0-17.0', key_id: '0', session_id: '00000000-0000-4000-8000-000000000000', mail_id: WALK_MAIL_ID, index: '0' };
   // A tool's `{/*path}` (every path under its prefix): its home page; Jupyter's API status for the
   // notebook editor, whose home page is a redirect that refuses any other method with its own 403 (no _xsrf).
   const toolPath = rule.path.startsWith('/instances/:slug/editor/') ? '/api/status' : '/';
