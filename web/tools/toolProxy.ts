@@ -5,6 +5,7 @@ import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import type { WebContext } from '../context.ts';
 import { render } from '../http/render.ts';
 import { forwardScrubbed } from './scrubbedResponse.ts';
+import { isUnsafe, sameOrigin } from './toolOrigin.ts';
 
 /** Forja's session cookie: a tool behind the proxy never sees it (it would be a key to Forja). */
 const SESSION_COOKIE = 'forja.sid';
@@ -26,6 +27,8 @@ export interface ToolProxyOptions {
   pathRewrite?: (path: string, req: IncomingMessage) => string;
   /** Response headers dropped on the way back (a tool's own CORS answer, say: tools are same-origin only). */
   hideResponseHeaders?: string[];
+  /** Response headers set on the way back, whatever the tool said, by request path (what a sender wrote, served as a download). */
+  forceResponseHeaders?: (path: string) => Record<string, string> | undefined;
   /** What the 502 page tells the user to do; unset = the shared tools' advice (npm start starts them). */
   downAdvice?: string;
   /** A secret the tool may echo (its token): taken out of every response's headers and HTML pages (scrubbedResponse.ts). */
@@ -110,6 +113,8 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
     });
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       for (const name of options.hideResponseHeaders ?? []) delete proxyRes.headers[name];
+      const forced = options.forceResponseHeaders?.((req as Request).originalUrl ?? req.url ?? '');
+      for (const [name, value] of Object.entries(forced ?? {})) proxyRes.headers[name.toLowerCase()] = value;
       if (options.scrubFromResponses) forwardScrubbed(proxyRes, req, res, options.scrubFromResponses(req));
     });
     proxyServer.on('error', (error, req, res) => {
@@ -137,6 +142,10 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
       // htmx followed a boosted link or a sign-in redirect here: a tool is a whole application, not a
       // fragment for Forja's layout, so the browser loads it as a page of its own.
       if (req.get('hx-request') === 'true') return void res.status(200).set('HX-Redirect', req.originalUrl).end();
+      if (isUnsafe(req.method) && !sameOrigin(req)) {
+        res.status(403);
+        return render(ctx, req, res, 'error.njk', { status: 403, title: 'Refused', message: `${options.label} takes changes only from Forja's own pages.` });
+      }
       options.onActivity?.(req);
       res.setHeader('Content-Security-Policy', policy);
       void proxy(req, res, next);

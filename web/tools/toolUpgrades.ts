@@ -4,6 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { roleAtLeast, type Role } from '#shared/auth/roles.ts';
 import type { WebContext } from '../context.ts';
 import { loadSessionUser } from '../http/route.ts';
+import { sameOrigin } from './toolOrigin.ts';
 import { toolFor, upgradeAccess, type UpgradeHandler, type WebTool } from './webTools.ts';
 
 function refuse(socket: Duplex, status: number, reason: string): void {
@@ -17,12 +18,15 @@ function run(middleware: RequestHandler, req: IncomingMessage, res: ServerRespon
 
 /**
  * The web server's `upgrade` listener: a WebSocket to a tool path goes to that tool's proxy once
- * the session cookie names a user the authorization table lets in; anything else is refused.
+ * its Origin is web's own and the session cookie names a user the authorization table lets in;
+ * anything else is refused.
  */
 export function toolUpgrades(ctx: WebContext, session: RequestHandler, tools: WebTool[]): UpgradeHandler {
   return (req, socket, head) => {
     const tool = toolFor(tools, req.url);
     if (!tool) return refuse(socket, 404, 'Not Found');
+    // Every tool's WebSocket, the mail catcher's and monitoring's too: a page of another origin opens none with the user's cookie.
+    if (!sameOrigin(req)) return refuse(socket, 403, 'Forbidden');
     const res = new ServerResponse(req) as ServerResponse & { locals: Record<string, unknown> };
     res.locals = {};
     run(session, req, res)

@@ -34,7 +34,7 @@ export const toolPath = (tool: WebTool): string => `${tool.prefix}{/*path}`;
  */
 export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   // maildev's UI is AngularJS 1, which compiles its templates' expressions with `new Function`.
-  const mailCatcher = toolProxy(ctx, { target: `http://127.0.0.1:${targets.mailCatcherWebPort}`, label: 'The mail catcher', scriptSources: ["'unsafe-eval'"] });
+  const mailCatcher = toolProxy(ctx, { target: `http://127.0.0.1:${targets.mailCatcherWebPort}`, label: 'The mail catcher', scriptSources: ["'unsafe-eval'"], forceResponseHeaders: senderContentHeaders });
   // Debian's Prometheus serves its classic UI, whose pages set its path prefix and version in an
   // inline script: a hash of it would change with every package update, so its pages may run inline scripts.
   const monitoringPort = targets.monitoringPort ?? configSchema.properties.FORJA_MONITORING_PORT.default;
@@ -47,6 +47,22 @@ export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   // Adminer (under /dbadmin/<slug>/) opens one instance's database per path, and counts as that instance's activity.
   const dbAdmin = dbAdminTool(ctx, { port: configSchema.properties.FORJA_DBADMIN_PORT.default, ...targets.dbAdmin });
   return [{ prefix: '/mails', proxy: mailCatcher }, { prefix: '/monitoring', proxy: monitoring }, dbAdmin];
+}
+
+/** maildev's routes that serve what a sender wrote: a message's HTML, its attachments, the raw message. */
+const SENDER_CONTENT = /^\/mails\/email\/[^/?]+\/(html|attachment\/[^?]*|download|source)(?:\?|$)/;
+
+/**
+ * What a sender wrote never runs on web's origin (issue 24: an HTML attachment loading another
+ * attachment as a script ran there with an admin's session). A message's HTML, which maildev's
+ * page frames, is a sandboxed document of no origin, running no script; attachments and raw
+ * messages are downloads of a type nothing executes, which nosniff keeps from being a script.
+ */
+export function senderContentHeaders(path: string): Record<string, string> | undefined {
+  const match = SENDER_CONTENT.exec(path);
+  if (!match) return undefined;
+  if (match[1] === 'html') return { 'Content-Security-Policy': "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff' };
+  return { 'Content-Type': 'application/octet-stream', 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" };
 }
 
 /** Registers every tool's routes through the authorization table; `before` loads the session and its user. */

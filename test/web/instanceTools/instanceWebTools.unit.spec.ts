@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
-import { sameOrigin, slugOf } from '#web/tools/instanceTools/instanceWebTools.ts';
+import { slugOf } from '#web/tools/instanceTools/instanceWebTools.ts';
+import { sameOrigin } from '#web/tools/toolOrigin.ts';
 import type { ToolProxy } from '#web/tools/toolProxy.ts';
 import { toolFor } from '#web/tools/webTools.ts';
 

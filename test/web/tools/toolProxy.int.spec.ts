@@ -44,8 +44,9 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
   before(async () => {
     tool = await startEchoTool();
     platform = await startWebPlatform({}, [], { FORJA_MAILCATCHER_WEB_PORT: String((tool.address() as AddressInfo).port) });
-    const viewer = await platform.signedIn('viewer');
-    cookie = `${SESSION_COOKIE}=${viewer.cookie}; tool_session=kept`;
+    // The mail catcher holds every instance's mail: administrators only.
+    const admin = await platform.signedIn('admin');
+    cookie = `${SESSION_COOKIE}=${admin.cookie}; tool_session=kept`;
   });
   after(async () => {
     await platform?.stop();
@@ -91,6 +92,44 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     expect((await upgradeRequest(`${platform.web}/mails/socket`, {})).status).to.equal(401);
     expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie: `${SESSION_COOKIE}=s%3Anot-a-session.sig` })).status).to.equal(401);
     expect((await upgradeRequest(`${platform.web}/projects`, { cookie })).status).to.equal(404);
+  });
+
+  it('refuses a write or a WebSocket from another origin, an ERP page of the same site included (issue 24, finding 7)', async () => {
+    const foreign: Record<string, string>[] = [{ origin: 'http://acme.localhost:8083' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }];
+    for (const headers of foreign) {
+      const write = await send('/mails/email/all', { method: 'DELETE', headers });
+      expect(write.status, JSON.stringify(headers)).to.equal(403);
+      expect(write.headers.get('x-seen-method'), 'the tool is not asked').to.equal(null);
+      expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie, ...headers })).status, JSON.stringify(headers)).to.equal(403);
+      expect((await upgradeRequest(`${platform.web}/monitoring/socket`, { cookie, ...headers })).status, JSON.stringify(headers)).to.equal(403);
+    }
+    const own = new URL(platform.web).host;
+    expect((await send('/mails/email/all', { method: 'DELETE', headers: { origin: `http://${own}`, 'sec-fetch-site': 'same-origin' } })).status).to.equal(200);
+    const ws = await upgradeRequest(`${platform.web}/mails/socket`, { cookie, origin: `http://${own}` });
+    expect(ws.status).to.equal(101);
+    ws.socket!.destroy();
+  });
+
+  it('serves what a sender wrote (a message\'s HTML, attachments, raw messages) sandboxed, attachments as downloads nothing executes (issue 24, finding 3)', async () => {
+    const html = await send('/mails/email/abc/html');
+    expect(html.headers.get('content-security-policy')).to.match(/^sandbox; default-src 'none'/);
+    expect(html.headers.get('x-content-type-options')).to.equal('nosniff');
+    for (const path of ['/mails/email/abc/attachment/payload.js', '/mails/email/abc/attachment/invoice.html?x=1', '/mails/email/abc/download', '/mails/email/abc/source']) {
+      const res = await send(path);
+      expect(res.headers.get('content-type'), path).to.equal('application/octet-stream');
+      expect(res.headers.get('content-disposition'), path).to.equal('attachment');
+      expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
+      expect(res.headers.get('content-security-policy'), path).to.match(/^sandbox/);
+    }
+    expect((await send('/mails/email')).headers.get('content-security-policy'), 'maildev\'s own pages keep the tool policy').to.match(/^default-src 'self'/);
+  });
+
+  it('opens the mail catcher to administrators only (each instance\'s mail is on its own page)', async () => {
+    for (const role of ['viewer', 'developer'] as const) {
+      const session = await platform.signedIn(role);
+      expect((await session.get('/mails/')).status, role).to.equal(403);
+      expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie: `${SESSION_COOKIE}=${session.cookie}` })).status, role).to.equal(403);
+    }
   });
 
   it('sends an anonymous visitor to sign in, and answers htmx with 401 and HX-Redirect', async () => {

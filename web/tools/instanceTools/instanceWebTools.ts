@@ -4,36 +4,18 @@ import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../../context.ts';
 import { toolProxy } from '../toolProxy.ts';
+import { isUnsafe, sameOrigin } from '../toolOrigin.ts';
 import type { WebTool } from '../webTools.ts';
 import { activityRecorder } from './instanceActivity.ts';
 import type { InstanceToolSpec } from './instanceToolSpec.ts';
 import type { RunningTool, ToolSupervisor } from './toolSupervisor.ts';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The slug in `/instances/<slug>/<kind>/proxy…`, if the path is one. */
 export function slugOf(url: string | undefined): string | null {
   const slug = /^\/instances\/([^/?]+)\//.exec(url ?? '')?.[1] ?? '';
   return slug.length <= 64 && SLUG.test(slug) ? slug : null;
-}
-
-/**
- * A tool skips its own XSRF and origin checks for a request carrying its secret, which web adds to
- * every request it lets through; so web does those checks: a write or a WebSocket from another
- * origin (a sibling ERP's page, another site) never reaches the tool. Browsers send Origin with
- * every cross-origin write and WebSocket, and Sec-Fetch-Site with every request.
- */
-export function sameOrigin(req: IncomingMessage): boolean {
-  const site = req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return false;
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
 }
 
 /** Every instance tool of `specs`, proxied at `/instances/:slug/<kind>/proxy`; their use is the instance's activity. */
@@ -76,7 +58,7 @@ function instanceWebTool(ctx: WebContext, supervisor: ToolSupervisor, spec: Inst
   }
 
   const handle: RequestHandler = (req, res, next) => {
-    if (UNSAFE.has(req.method) && !sameOrigin(req)) return next(new HttpError(403, `${spec.label} takes changes only from Forja's own pages.`));
+    if (isUnsafe(req.method) && !sameOrigin(req)) return next(new HttpError(403, `${spec.label} takes changes only from Forja's own pages.`));
     const slug = slugOf(req.originalUrl);
     toolFor(slug).then(
       (running) => {
@@ -97,7 +79,6 @@ function instanceWebTool(ctx: WebContext, supervisor: ToolSupervisor, spec: Inst
         const slug = slugOf(req.url);
         // The browser may hang up while the tool starts: that is no error of web's.
         socket.on('error', () => socket.destroy());
-        if (!sameOrigin(req)) return void socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         toolFor(slug).then(
           (running) => {
             started.set(req, running);
