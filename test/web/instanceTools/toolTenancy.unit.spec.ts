@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,22 @@ describe('the per-instance tools and the links a tenant plants (issue 24)', func
     expect(readdirSync(elsewhere)).to.deep.equal([]);
     expect(lstatSync(toolDir('tenancy-a')).isDirectory()).to.equal(true);
     expect((await askFakeTool(tool.target, tool.token)).body).to.include({ uid: a.uid, cwd: toolDir('tenancy-a') });
+  });
+
+  it('hands an old tools/editor of the shared forja-erp over to the instance\'s account whole, links chowned themselves', async () => {
+    const old = toolDir('tenancy-a');
+    mkdirSync(join(old, 'notebooks'), { recursive: true });
+    writeFileSync(join(old, 'notebooks', 'kept.ipynb'), '{}');
+    symlinkSync(elsewhere, join(old, 'notebooks', 'planted'));
+    const before = ownership(elsewhere);
+    // 999 stands for forja-erp, the account every instance's tools shared before.
+    for (const path of [join(dataDir, 'instances', 'tenancy-a', 'tools'), old, join(old, 'notebooks'), join(old, 'notebooks', 'kept.ipynb')]) chownSync(path, 999, 999);
+    lchownSync(join(old, 'notebooks', 'planted'), 999, 999);
+    await make().use(fakeToolSpec(), 'tenancy-a');
+    for (const path of [old, join(old, 'notebooks'), join(old, 'notebooks', 'kept.ipynb')]) expect(lstatSync(path), path).to.include({ uid: a.uid, gid: a.gid });
+    expect(lstatSync(join(old, 'notebooks', 'planted'))).to.include({ uid: a.uid });
+    expect(ownership(elsewhere)).to.deep.equal(before);
+    expect(ownership(join(dataDir, 'instances', 'tenancy-a', 'tools'))).to.include({ uid: 0, gid: a.gid, mode: 0o40750 });
   });
 
   it('keeps tools/ root\'s, so the tenant cannot plant tools/editor in the first place (new layout)', async () => {
