@@ -35,11 +35,19 @@ export function openToolSocket(launch: InstanceToolLaunch): number | null {
   return fd;
 }
 
-/** Closes the socket's handle (the tool stopped). */
+/**
+ * How long a stopped tool's handle stays open. A request that got the target just before the stop
+ * may connect a moment later: through the still-open handle it meets a socket nobody listens on
+ * (refused), where a descriptor number already closed could by then be another instance's socket.
+ */
+const CLOSE_AFTER_MS = 60_000;
+
+/** Closes the socket's handle (the tool stopped), a minute later (see CLOSE_AFTER_MS). */
 export function closeToolSocket(launch: InstanceToolLaunch): void {
-  if (launch.socketHandle === null) return;
-  closeSync(launch.socketHandle);
+  const fd = launch.socketHandle;
+  if (fd === null) return;
   launch.socketHandle = null;
+  setTimeout(() => closeSync(fd), CLOSE_AFTER_MS).unref();
 }
 
 /** Where the proxy sends the tool's requests: its port, or its socket through the handle web checked. */
