@@ -9,6 +9,7 @@ import type { InstanceToolSpec } from '#web/tools/instanceTools/instanceToolSpec
  */
 const PROGRAM = `
 const http = require('node:http');
+console.log('fake tool starting');
 if (process.env.FAKE_TOOL_FAIL) process.exit(3);
 // A tenant's tool that puts a link to another socket where web expects its own (issue 24).
 if (process.env.FAKE_TOOL_PLANT) {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +139,26 @@ describe('the per-instance tools and the links a tenant plants (issue 24)', func
       expect(answer.body).to.include({ uid: a.uid });
       expect(engineRequests).to.equal(0);
     });
+  });
+
+  it('never writes its log through a link put as tool.log, nor into a hard link to another file', async () => {
+    const first = make();
+    await first.use(fakeToolSpec(), 'tenancy-a');
+    await first.stopAll();
+    const secret = join(elsewhere, 'secret');
+    writeFileSync(secret, 'root only\n');
+    const log = join(toolDir('tenancy-a'), 'tool.log');
+    rmSync(log);
+    symlinkSync(secret, log);
+    await make().use(fakeToolSpec(), 'tenancy-a');
+    expect(readFileSync(secret, 'utf8')).to.equal('root only\n');
+    expect(lstatSync(log).isFile()).to.equal(true);
+    await supervisor!.stopAll();
+    // A hard link: the tenant may link a file of its own only (protected_hardlinks), root's never; still not written into.
+    const mine = join(toolDir('tenancy-a'), 'mine');
+    expect(runAs(a, `echo mine > ${mine} && rm ${log} && ln ${mine} ${log}`).status).to.equal(0);
+    await make().use(fakeToolSpec(), 'tenancy-a');
+    expect(readFileSync(mine, 'utf8')).to.equal('mine\n');
   });
 
   it('never kills a process of another account that tool.pid names', async () => {

@@ -3,7 +3,7 @@ import { closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, mk
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { at, LinkRefusedError, O_PATH, openFileBeneath, withFolderBeneath, type Owner } from '#shared/fs/beneath.ts';
+import { at, O_PATH, withFolderBeneath, type Owner } from '#shared/fs/beneath.ts';
 import { ownedFolderAt, handOverTreeAt, withOwnedFolderAt } from '#shared/fs/ownedFolder.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import type { InstanceToolLaunch, InstanceToolSpec } from './instanceToolSpec.ts';
@@ -155,14 +155,25 @@ export async function prepareLaunch(spec: InstanceToolSpec, dataDir: string, slu
 }
 
 /**
- * The tool's log (its output), opened for appending by web without following a link; a FIFO
- * (O_NONBLOCK: never waits on one) or a hard link to another file is refused. Root's: the tool
- * writes to it through the descriptor it inherits.
+ * The tool's log (its output), opened for appending by web through the tool's folder's handle. Root's:
+ * the tool writes to it through the descriptor it inherits. What the tenant may have put in its
+ * place (a link, a FIFO: O_NONBLOCK never waits on one, a hard link to another file) is removed,
+ * never written through, and a fresh log made.
  */
 export function openToolLog(launch: InstanceToolLaunch): number {
-  const fd = openFileBeneath(launch.folder.base, `${launch.folder.relative}/tool.log`, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o600);
-  const stats = fstatSync(fd);
-  if (stats.isFile() && stats.nlink === 1) return fd;
-  closeSync(fd);
-  throw new LinkRefusedError(join(launch.workDir, 'tool.log'), 'it is not a file of its own');
+  return withFolderBeneath(launch.folder.base, launch.folder.relative, (folder) => {
+    const log = at(folder, 'tool.log');
+    const append = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    try {
+      const fd = openSync(log, append | constants.O_CREAT, 0o600);
+      const stats = fstatSync(fd);
+      if (stats.isFile() && stats.nlink === 1) return fd;
+      closeSync(fd);
+    } catch (error) {
+      // ELOOP: a link; ENXIO: a FIFO nobody reads.
+      if (!['ELOOP', 'ENXIO'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+    rmSync(log, { force: true });
+    return openSync(log, append | constants.O_CREAT | constants.O_EXCL, 0o600);
+  });
 }
