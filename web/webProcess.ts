@@ -18,6 +18,8 @@ import { sessionMiddleware } from './http/session.ts';
 import { loadShellSettings } from './shell/shell.settings.ts';
 import { webShell } from './shell/webShell.ts';
 import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
+import { instanceToolSpecs } from './tools/instanceTools/instanceTools.ts';
+import { parseUidRange } from '#shared/local/tenantAccount.ts';
 import { toolUpgrades } from './tools/toolUpgrades.ts';
 import { webTools } from './tools/webTools.ts';
 import { loadWebSettings } from './web.settings.ts';
@@ -59,7 +61,8 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   if (config.FORJA_ERP_ROUTER) ctx.templates.addGlobal('erpAddress', (slug: string) => instanceAddress(slug, config.FORJA_INSTANCE_DOMAIN, config.FORJA_ERP_ROUTER_PORT));
   const sessions = await sessionMiddleware(infra.db, infra.pool, secrets.masterKey);
   // Per-instance tools start on first use and stop when idle, or here, when web stops.
-  const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR);
+  const uidRange = parseUidRange(config.FORJA_TENANT_UID_RANGE);
+  const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR, instanceToolSpecs, uidRange);
   const tools = [...webTools(ctx, { mailCatcherWebPort: config.FORJA_MAILCATCHER_WEB_PORT, monitoringPort: config.FORJA_MONITORING_PORT, dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
   const prometheusUrl = config.FORJA_MONITORING ? `http://127.0.0.1:${config.FORJA_MONITORING_PORT}/monitoring` : null;
   const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
@@ -69,7 +72,7 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   // headers, which every request sends before any route can tell it apart, have that too.
   listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
   listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
-  const shell = webShell(ctx, sessions.middleware, { settings: orExit(() => loadShellSettings()), dataDir: config.FORJA_DATA_DIR, masterKey: secrets.masterKey });
+  const shell = webShell(ctx, sessions.middleware, { settings: orExit(() => loadShellSettings()), dataDir: config.FORJA_DATA_DIR, masterKey: secrets.masterKey, uidRange });
   const toolUpgrade = toolUpgrades(ctx, sessions.middleware, tools);
   // Upgraded connections are out of the HTTP server's reach (closeAllConnections ends only HTTP ones),
   // and one left open would hold the server's close up: web's stop ends them itself.

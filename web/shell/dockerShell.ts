@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import type { SystemUser } from '#shared/local/systemUser.ts';
 import type { TerminalSize } from './shellMessages.ts';
 import { ShellUnavailable, type Terminal } from './terminal.ts';
 
@@ -7,15 +8,17 @@ import { ShellUnavailable, type Terminal } from './terminal.ts';
 const INSTANCE_LABEL = 'forja.instance';
 const ROLE_LABEL = 'forja.role';
 
-/** bash where the image has it, sh otherwise; as the container's own user, in its working folder. */
+/** bash where the image has it, sh otherwise, in the container's working folder. */
 const SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi'];
 
 /**
  * A shell inside the instance's running ERP container: an exec with a TTY (the engine's pty), so
  * resizing is `exec.resize`. The container's environment (its database variables) comes with it.
- * Web talks to the engine itself: the executor's runtime is another process's code.
+ * Web talks to the engine itself: the executor's runtime is another process's code. The exec runs
+ * as `account`'s uid:gid, named explicitly (an exec's default is the image's user, root in many);
+ * null (web is not root, nor are instances' accounts made): the container's own user.
  */
-export async function openDockerShell(docker: Docker, slug: string, size: TerminalSize, recordOpened: () => Promise<void>): Promise<Terminal> {
+export async function openDockerShell(docker: Docker, slug: string, size: TerminalSize, recordOpened: () => Promise<void>, account: SystemUser | null = null): Promise<Terminal> {
   let containers: Docker.ContainerInfo[];
   try {
     containers = await docker.listContainers({ filters: { label: [`${INSTANCE_LABEL}=${slug}`, `${ROLE_LABEL}=erp`], status: ['running'] } });
@@ -25,7 +28,7 @@ export async function openDockerShell(docker: Docker, slug: string, size: Termin
   const found = containers[0];
   if (!found) throw new ShellUnavailable(`The container of ${slug} is not running: start the instance, then open the shell again.`);
   await recordOpened();
-  const exec = await docker.getContainer(found.Id).exec({ Cmd: SHELL, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: true, Env: ['TERM=xterm-256color'] });
+  const exec = await docker.getContainer(found.Id).exec({ Cmd: SHELL, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: true, Env: ['TERM=xterm-256color'], ...(account ? { User: `${account.uid}:${account.gid}` } : {}) });
   const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as Duplex;
   // The exec's TTY exists once it started; a resize before that is refused by the engine.
   await exec.resize({ h: size.rows, w: size.cols }).catch(() => {});

@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -6,16 +6,33 @@ import { codeEditorTool } from '#web/tools/instanceTools/codeEditor.tool.ts';
 import type { InstanceToolLaunch } from '#web/tools/instanceTools/instanceToolSpec.ts';
 
 describe('the code editor\'s launch (codeEditor.tool.ts)', () => {
+  /** FORJA_DATA_DIR/instances in the tests: the trusted base the tool's folder is reached from. */
+  let instances: string;
   let root: string;
   let launch: InstanceToolLaunch;
 
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'forja-code-editor-'));
+    instances = mkdtempSync(join(tmpdir(), 'forja-code-editor-'));
+    root = join(instances, 'acme-dev');
     const workDir = join(root, 'tools', 'code');
     mkdirSync(workDir, { recursive: true });
-    launch = { slug: 'acme-dev', instanceDir: root, sourceDir: join(root, 'src'), workDir, port: 0, socketPath: join(workDir, 'tool.sock'), token: 'a'.repeat(64), basePath: '/instances/acme-dev/code/proxy' };
+    const socketPath = join(workDir, 'tool.sock');
+    launch = {
+      slug: 'acme-dev',
+      instanceDir: root,
+      sourceDir: join(root, 'src'),
+      workDir,
+      folder: { base: instances, relative: 'acme-dev/tools/code' },
+      owner: null,
+      port: 0,
+      socketPath,
+      socket: { base: instances, relative: 'acme-dev/tools/code/tool.sock' },
+      socketHandle: null,
+      token: 'a'.repeat(64),
+      basePath: '/instances/acme-dev/code/proxy',
+    };
   });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  afterEach(() => rmSync(instances, { recursive: true, force: true }));
 
   it('listens on its socket, opens the source checkout, and keeps the secret off the command line', () => {
     const { file, args, env } = codeEditorTool.command(launch);
@@ -50,8 +67,27 @@ describe('the code editor\'s launch (codeEditor.tool.ts)', () => {
     expect(settings(), 'the checkout is the editor user\'s own').not.to.have.property('files.readonlyInclude');
     if (process.getuid?.() !== 0) this.skip(); // giving the tool's folder to another user needs root
     rmSync(join(launch.workDir, 'user-data'), { recursive: true });
-    chownSync(launch.workDir, 65534, 65534); // as root: the tool runs as another user than the checkout's owner
+    // As root: the tool runs as the instance's account, the checkout stays root's.
+    launch.owner = { uid: 65534, gid: 65534 };
     codeEditorTool.command(launch);
     expect(settings()).to.deep.include({ 'files.readonlyInclude': { '**': true } });
+    for (const made of ['user-data', 'user-data/User', 'user-data/User/settings.json', 'extensions', 'home']) expect(statSync(join(launch.workDir, made)).uid, made).to.equal(65534);
+  });
+
+  it('never writes through a link the tenant put in its folder (issue 24: user-data, a seed file)', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'forja-root-owned-'));
+    try {
+      const before = statSync(elsewhere);
+      symlinkSync(elsewhere, join(launch.workDir, 'user-data'));
+      symlinkSync(join(elsewhere, 'config.yaml'), join(launch.workDir, 'config.yaml'));
+      codeEditorTool.command({ ...launch, owner: { uid: 65534, gid: 65534 } });
+      expect(readdirSync(elsewhere), 'nothing made through the links').to.deep.equal([]);
+      expect(statSync(elsewhere)).to.include({ uid: before.uid, gid: before.gid, mode: before.mode });
+      expect(lstatSync(join(launch.workDir, 'user-data')).isDirectory()).to.equal(true);
+      expect(lstatSync(join(launch.workDir, 'config.yaml')).isFile()).to.equal(true);
+      expect(existsSync(join(launch.workDir, 'user-data', 'User', 'settings.json'))).to.equal(true);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -3,8 +3,7 @@ import { expect } from 'chai';
 import { findUserByEmail } from '#projections/users/users.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
 import { NOTEBOOK_MISSING, notebookTool } from '#web/tools/instanceTools/notebook.tool.ts';
-import { TOOL_OS_USER } from '#web/tools/instanceTools/instanceToolsSetup.ts';
-import { ensureSystemUser } from '#shared/local/systemUser.ts';
+import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import { readBytes, upgradeRequest } from '#test/support/rawUpgrade.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
@@ -71,12 +70,12 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
     expect(viewerSocket.status).to.equal(403);
   });
 
-  it('runs as forja-erp when web runs as root, never as root, with a token the browser never sees', async function () {
+  it('runs as the instance’s own account when web runs as root, never as root, with a token the browser never sees', async function () {
     await send(developer, `${BASE}/api/status`);
     const server = notebookServer(platform, 'acme-dev');
     expect(server, 'the running notebook server').to.not.equal(null);
     const owner = statSync(`/proc/${server!.pid}`).uid;
-    if (process.getuid?.() === 0) expect(owner).to.equal(ensureSystemUser(TOOL_OS_USER).uid);
+    if (process.getuid?.() === 0) expect(owner).to.equal(tenantAccount('instance', 'acme-dev')!.uid);
     else expect(owner).to.equal(process.getuid?.());
     // Every kind of answer a browser gets from it: pages, scripts, JSON, a kernel's record, a new notebook.
     const kernel = await send(developer, `${BASE}/api/kernels`, { method: 'POST', json: { name: 'python3' } });

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { instanceDir } from '#shared/platform/dataPaths.ts';
+import { tenantAccountName } from '#shared/local/tenantAccount.ts';
 import { launchChromium, newContext, screenshot, signInWithForm } from '#test/support/browser.ts';
 import { jobPlayer, standinFacts } from '#test/support/instanceJobs.ts';
 import { PASSWORD } from '#test/support/platform.ts';
@@ -42,7 +43,7 @@ describe('the web shell in Chromium (xterm.js on a real pty)', function () {
     await terminal.click();
     await page.keyboard.type('echo "from the browser: $((6*7))" && id -un\n');
     await page.locator('.xterm-rows').getByText('from the browser: 42').waitFor();
-    await page.locator('.xterm-rows').getByText(process.getuid?.() === 0 ? /^forja-erp/ : /\w/).first().waitFor();
+    await page.locator('.xterm-rows').getByText(process.getuid?.() === 0 ? new RegExp(`^${tenantAccountName('instance', SLUG)}`) : /\w/).first().waitFor();
     // The terminal fills its box: its size follows the browser window (the fit addon), and stty sees it.
     await page.setViewportSize({ width: 900, height: 700 });
     await page.keyboard.type('stty size\n');

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { silentLogger } from '#shared/log.ts';
+import { tenantAccountName } from '#shared/local/tenantAccount.ts';
 import { startWebProcess } from '#web/webProcess.ts';
 import { freePort } from '#test/support/freePort.ts';
 import { instanceDir } from '#shared/platform/dataPaths.ts';
@@ -78,16 +79,17 @@ describe('the web shell through the running web, on a real pty (process runtime)
     await client.waitFor(/\r20 90\r\n/);
     client.resize(111, 37);
     client.type('stty size\r');
-    await client.waitFor(/\r37 111\r\n/);
+    // No \r before it: the prompt (the instance account's name and folder) may wrap the line at 90 columns and be redrawn.
+    await client.waitFor(/37 111\r\n/);
   });
 
-  it('runs in the instance folder, as forja-erp when web is root, with the ERP’s database variables and none of web’s secrets', async () => {
+  it('runs in the instance folder, as the instance’s own account when web is root, with the ERP’s database variables and none of web’s secrets', async () => {
     const client = await shell();
     // The marker is computed, so the command line the terminal echoes never matches.
     client.type('echo "@$((40+2))@$(id -un)|$(pwd)|$PGDATABASE|$PGUSER|${#PGPASSWORD}|${FORJA_MASTER_KEY:-no key}|$HOME@"\r');
     const [, who, cwd, database, role, passwordLength, key, home] = (await client.waitFor(/@42@([^|]+)\|([^|]+)\|([^|]+)\|([^|]+)\|(\d+)\|([^|]+)\|([^@]+)@/))!;
     const folder = instanceDir(platform.config.FORJA_DATA_DIR, SLUG);
-    expect(who).to.equal(process.getuid?.() === 0 ? 'forja-erp' : (process.env['USER'] ?? who));
+    expect(who).to.equal(process.getuid?.() === 0 ? tenantAccountName('instance', SLUG) : (process.env['USER'] ?? who));
     expect(cwd).to.equal(folder);
     expect(database).to.equal('forja_shell_target_main');
     expect(role).to.equal('forja_shell_target_main');

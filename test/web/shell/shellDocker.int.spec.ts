@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { expect } from 'chai';
 import type Docker from 'dockerode';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
+import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import { jobPlayer } from '#test/support/instanceJobs.ts';
 import { testEngine } from '#test/support/podman.ts';
 import { testStandinImage } from '#test/support/standinImage.ts';
@@ -14,6 +15,7 @@ const SLUG = 'shell-docker-main';
 /** The stand-in image holds node (at its real path on this machine) and /bin/sh, no more: node reports the pty's size. */
 const NODE = realpathSync(process.execPath);
 const SIZE_PROBE = `${NODE} -e 'console.log("size " + process.stdout.rows + "x" + process.stdout.columns)'`;
+const UID_PROBE = `${NODE} -e 'console.log("uid=" + process.getuid() + ":" + process.getgid())'`;
 
 /** The docker runtime's shell: an exec in the instance's running container (podman's Engine API, the ERP stand-in image). */
 describe('the web shell on the docker runtime (an exec in the instance container)', function () {
@@ -61,6 +63,11 @@ describe('the web shell on the docker runtime (an exec in the instance container
     client.resize(101, 33);
     client.type(`${SIZE_PROBE}\r`);
     await client.waitFor(/size 33x101/);
+    // Issue 24: as the instance's own uid (named in the exec), never the image's root nor another instance's.
+    const account = tenantAccount('instance', SLUG);
+    client.type(`${UID_PROBE}\r`);
+    const [, ids] = await client.waitFor(/uid=(\d+:\d+)/);
+    if (account) expect(ids).to.equal(`${account.uid}:${account.gid}`);
     client.type('exit\r');
     await client.closed;
     expect(client.messages.at(-1)).to.deep.include({ type: 'closed', reason: 'user' });

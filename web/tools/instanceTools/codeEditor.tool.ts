@@ -1,7 +1,9 @@
-import { chownSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { InstanceToolLaunch, InstanceToolSpec } from './instanceToolSpec.ts';
+import { toolSubfolder, writeToolFile } from './toolFolder.ts';
+import { toolUid } from './toolLaunch.ts';
 
 /** code-server's session cookie: the proxy sends the start's secret in it, so the browser never holds one. */
 const SESSION_COOKIE = 'code-server-session';
@@ -53,47 +55,25 @@ function findCodeServerEntry(): string | null {
   }
 }
 
-/** A folder (with its missing parents) below `workDir`, owned like `workDir`: the tool's user writes there, not web. */
-function toolFolder(workDir: string, ...segments: string[]): string {
-  const owner = statSync(workDir);
-  let path = workDir;
-  for (const segment of segments) {
-    path = join(path, segment);
-    if (!existsSync(path)) {
-      mkdirSync(path, { mode: 0o700 });
-      chownSync(path, owner.uid, owner.gid);
-    }
-  }
-  return path;
-}
-
-/** Writes a file the tool's user owns, only when missing: what the user changed later is kept. */
-function seedFile(workDir: string, path: string, content: string): void {
-  if (existsSync(path)) return;
-  const owner = statSync(workDir);
-  writeFileSync(path, content, { mode: 0o600 });
-  chownSync(path, owner.uid, owner.gid);
-}
-
 /**
  * The checkout belongs to the executor (a rebuild replaces it; the ERP only reads it). When the
- * editor runs as another user (as root: forja-erp) it cannot save there, so VS Code is told the files
- * are read-only and says so with a lock, instead of failing at every save.
+ * editor runs as another account (as root: the instance's own) it cannot save there, so VS Code is
+ * told the files are read-only and says so with a lock, instead of failing at every save.
  */
 function editorSettings(launch: InstanceToolLaunch): Record<string, unknown> {
-  const checkoutIsOthers = launch.sourceDir !== null && existsSync(launch.sourceDir) && statSync(launch.sourceDir).uid !== statSync(launch.workDir).uid;
+  const checkoutIsOthers = launch.sourceDir !== null && existsSync(launch.sourceDir) && statSync(launch.sourceDir).uid !== toolUid(launch.owner);
   return checkoutIsOthers ? { ...OFFLINE_SETTINGS, 'files.readonlyInclude': { '**': true } } : OFFLINE_SETTINGS;
 }
 
-/** code-server's folders and files for one start, all in the tool's own folder. */
+/** code-server's folders and files for one start, all in the tool's own folder, made through toolFolder.ts (the tenant writes there). */
 function prepareFolders(launch: InstanceToolLaunch) {
-  const { workDir } = launch;
-  const userDataDir = toolFolder(workDir, 'user-data');
-  seedFile(workDir, join(toolFolder(workDir, 'user-data', 'User'), 'settings.json'), `${JSON.stringify(editorSettings(launch), null, 2)}\n`);
+  const userDataDir = toolSubfolder(launch, 'user-data');
+  toolSubfolder(launch, 'user-data', 'User');
+  // Only when missing: what the user changed later is kept.
+  writeToolFile(launch, 'user-data/User/settings.json', `${JSON.stringify(editorSettings(launch), null, 2)}\n`, true);
   // Without a config file code-server writes one with a password of its own; everything is on the command line instead.
-  const configFile = join(workDir, 'config.yaml');
-  seedFile(workDir, configFile, '# Forja starts code-server with all its settings on the command line.\nauth: password\n');
-  return { userDataDir, configFile, extensionsDir: toolFolder(workDir, 'extensions'), home: toolFolder(workDir, 'home') };
+  const configFile = writeToolFile(launch, 'config.yaml', '# Forja starts code-server with all its settings on the command line.\nauth: password\n', true);
+  return { userDataDir, configFile, extensionsDir: toolSubfolder(launch, 'extensions'), home: toolSubfolder(launch, 'home') };
 }
 
 /**

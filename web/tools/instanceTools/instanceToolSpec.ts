@@ -1,3 +1,5 @@
+import type { Owner } from '#shared/fs/beneath.ts';
+
 /**
  * What a per-instance tool (notebook editor, code editor) tells the supervisor: how to start it,
  * how to reach it and how the proxy authenticates to it. The supervisor (instanceToolSupervisor.ts)
@@ -11,12 +13,23 @@ export interface InstanceToolLaunch {
   instanceDir: string;
   /** The instance's source checkout (`<instanceDir>/src`), null when it has none. */
   sourceDir: string | null;
-  /** A folder of the tool's own (`<instanceDir>/tools/<kind>`), writable by the user the tool runs as. */
+  /** A folder of the tool's own (`<instanceDir>/tools/<kind>`), writable by the account the tool runs as. */
   workDir: string;
+  /**
+   * workDir as root may reach it: `relative` (`<slug>/tools/<kind>`) below the trusted `base`
+   * (FORJA_DATA_DIR/instances), through beneath.ts, never by path (the tenant writes in it).
+   */
+  folder: { base: string; relative: string };
+  /** The instance's account the tool runs as; null: web's own (web is not root). */
+  owner: Owner | null;
   /** The private 127.0.0.1 port to listen on (when `listen` is 'port'). */
   port: number;
   /** The unix socket to listen on (when `listen` is 'socket'), in a folder only Forja and the tool's user can reach. */
   socketPath: string;
+  /** The same, as a trusted base (root's) and the part below it (see `folder`). */
+  socket: { base: string; relative: string };
+  /** The socket opened by handle and checked once the tool bound it (toolSocket.ts); null before. */
+  socketHandle: number | null;
   /** A random secret made for this start; the proxy sends it with `injectHeaders`, the browser never sees it. */
   token: string;
   /** Where web serves the tool, without a trailing slash: `/instances/acme-dev/code/proxy`. */
@@ -44,7 +57,7 @@ export interface InstanceToolSpec {
   scriptSources?: string[];
   /**
    * Makes what the tool needs before each start, run by web (root, maybe): folders below workDir,
-   * links. `owner` is the account the tool runs as (null: web's own): give it what it must write.
+   * links, always through toolFolder.ts, owned by `launch.owner`.
    */
-  prepare?(launch: InstanceToolLaunch, owner: { uid: number; gid: number } | null): void;
+  prepare?(launch: InstanceToolLaunch): void;
 }

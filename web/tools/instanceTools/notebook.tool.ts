@@ -1,6 +1,7 @@
-import { chownSync, existsSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceToolLaunch, InstanceToolSpec } from './instanceToolSpec.ts';
+import { linkInToolFolder, toolSubfolder, writeToolFile } from './toolFolder.ts';
 
 const JUPYTER_NOTEBOOK = '/usr/bin/jupyter-notebook';
 
@@ -10,43 +11,26 @@ export const NOTEBOOK_MISSING = 'The notebook editor is not installed on this se
 export const notebooksDir = (launch: Pick<InstanceToolLaunch, 'workDir'>): string => join(launch.workDir, 'notebooks');
 
 /**
- * The notebooks folder, the tool user's, with the instance's source checkout linked in as `source`.
- * The checkout stays the executor's (git works on it; the tool user only reads it), so notebooks
+ * The notebooks folder, the tool account's, with the instance's source checkout linked in as `source`.
+ * The checkout stays the executor's (git works on it; the tool's account only reads it), so notebooks
  * are saved beside it, not in it; the instance's folder itself would show the tool's secret.
+ * All through toolFolder.ts: the tenant writes in these folders and may have planted links.
  */
-function prepareNotebooks(launch: InstanceToolLaunch, owner: { uid: number; gid: number } | null): void {
-  writeToken(launch, owner);
-  const dir = notebooksDir(launch);
-  mkdirSync(dir, { recursive: true, mode: 0o750 });
-  if (owner) chownSync(dir, owner.uid, owner.gid);
-  const link = join(dir, 'source');
+function prepareNotebooks(launch: InstanceToolLaunch): void {
+  writeToken(launch);
+  toolSubfolder(launch, 'notebooks');
   // Made again at each start: the instance may have gained (or lost) its checkout since.
-  if (isLink(link)) rmSync(link);
-  if (launch.sourceDir && !existsSync(link)) symlinkSync(launch.sourceDir, link);
+  linkInToolFolder(launch, 'notebooks', 'source', launch.sourceDir);
 }
 
 /**
- * The token goes in the tool's config file, readable by its user alone: neither on the command line
+ * The token goes in the tool's config file, readable by its account alone: neither on the command line
  * (any local user reads it in ps) nor in the environment, which every kernel inherits (a cell
  * printing os.environ would show it).
  */
-function writeToken(launch: InstanceToolLaunch, owner: { uid: number; gid: number } | null): void {
-  const dir = join(launch.workDir, 'config');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, 'jupyter_notebook_config.json');
-  writeFileSync(file, JSON.stringify({ NotebookApp: { token: launch.token } }), { mode: 0o600 });
-  if (owner) {
-    chownSync(dir, owner.uid, owner.gid);
-    chownSync(file, owner.uid, owner.gid);
-  }
-}
-
-function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
+function writeToken(launch: InstanceToolLaunch): void {
+  toolSubfolder(launch, 'config');
+  writeToolFile(launch, 'config/jupyter_notebook_config.json', JSON.stringify({ NotebookApp: { token: launch.token } }));
 }
 
 /**

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { at, O_PATH, withFolderBeneath, type Owner } from '#shared/fs/beneath.ts';
+import { ownedFolderAt, handOverTreeAt, withOwnedFolderAt } from '#shared/fs/ownedFolder.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import type { InstanceToolLaunch, InstanceToolSpec } from './instanceToolSpec.ts';
-import type { ProxyTarget } from '../toolProxy.ts';
 
 /** Linux's bound on a unix socket's path is 108 bytes; a deep FORJA_DATA_DIR and a long slug pass it. */
 const SOCKET_PATH_MAX = 100;
@@ -26,27 +26,22 @@ function freeLocalPort(): Promise<number> {
   });
 }
 
-/** A folder the tool's user owns and nobody else may enter (0700); root, which web may be, still reaches it. */
-function privateFolder(path: string, user: SystemUser | null): string {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
-  chmodSync(path, 0o700);
-  if (user) chownSync(path, user.uid, user.gid);
-  return path;
-}
-
-/** Where a tool's process id is kept while it runs: a web that died without stopping its tools finds them there. */
-export const pidFile = (workDir: string): string => join(workDir, 'tool.pid');
+/** The uid a tool's processes and files have: its account's, or web's own when web is not root. */
+export const toolUid = (owner: Owner | null): number => owner?.uid ?? process.getuid!();
 
 /**
  * Ends a tool left running by a web that died without stopping it (its socket is gone, so nothing
- * could reach it again). Only a process whose working folder is the tool's own is taken for it:
- * the id may have been reused by another process since.
+ * could reach it again). The pid file is in the tenant's folder, so the tenant may have written
+ * any pid there: only a process of the tool's account whose working folder is the tool's own is
+ * taken for it (the id may also have been reused since).
  */
-export function stopLeftover(workDir: string): void {
+export function stopLeftover(folder: number, workDir: string, uid: number): void {
   let pid: number;
   try {
-    pid = Number(readFileSync(pidFile(workDir), 'utf8').trim());
+    pid = readPid(folder);
     if (!Number.isInteger(pid) || pid <= 1 || readlinkSync(`/proc/${pid}/cwd`) !== workDir) return;
+    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (!uids || uids.slice(1).some((id) => Number(id) !== uid)) return;
   } catch {
     return;
   }
@@ -57,61 +52,128 @@ export function stopLeftover(workDir: string): void {
   }
 }
 
+/** tool.pid, read without following a link; a FIFO or anything but a small file reads as no pid. */
+function readPid(folder: number): number {
+  const fd = openSync(at(folder, 'tool.pid'), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) return 0;
+    const buffer = Buffer.alloc(32);
+    return Number(buffer.subarray(0, readSync(fd, buffer)).toString().trim());
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * Prepares one start of a tool: its own folder under the instance's (`tools/<kind>`, the tool user's),
- * a fresh secret, and a port or a socket in a folder only that user and Forja can reach.
+ * The tool's own folder, `instances/<slug>/tools/<kind>`, ready for one start and open (the caller
+ * closes it). `tools/` is root's (group: the instance's account, which traverses it and cannot
+ * plant a name there); `<kind>` is the account's, 0700. Everything is opened from handles without
+ * following a link; a `<kind>` an older Forja gave to the shared forja-erp is handed over whole.
+ */
+function openToolFolder(instances: string, slug: string, kind: string, user: SystemUser | null): number {
+  const owner = user ? { uid: user.uid, gid: user.gid } : null;
+  const rootsForTenant = user ? { uid: process.getuid!(), gid: user.gid } : null;
+  const create = { mode: user ? 0o750 : 0o700, owner: rootsForTenant };
+  return withFolderBeneath(
+    instances,
+    slug,
+    (instance) =>
+      withOwnedFolderAt(instance, 'tools', rootsForTenant, create.mode, (tools) => {
+        const before = ownerOf(tools, kind);
+        const fd = ownedFolderAt(tools, kind, owner, 0o700);
+        if (owner && before !== null && before !== owner.uid) handOverTreeAt(fd, owner);
+        return fd;
+      }),
+    create,
+  );
+}
+
+/** The uid of what is at `name` inside `dir` (a link's own), or null when nothing is there. */
+function ownerOf(dir: number, name: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(at(dir, name), O_PATH | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    return fstatSync(fd).uid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A fresh folder in /tmp for a socket whose path would be too long: root makes it, then gives it to the tool's account alone. */
+function privateTempFolder(owner: Owner | null): string {
+  const path = mkdtempSync(join(tmpdir(), 'forja-tool-'));
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    fchmodSync(fd, 0o700);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/**
+ * Prepares one start of a tool: its own folder under the instance's (`tools/<kind>`, the tool account's),
+ * a fresh secret, and a port or a socket in a folder only that account and Forja can reach.
  */
 export async function prepareLaunch(spec: InstanceToolSpec, dataDir: string, slug: string, user: SystemUser | null): Promise<InstanceToolLaunch> {
-  const instanceDir = join(dataDir, 'instances', slug);
+  const instances = join(dataDir, 'instances');
+  mkdirSync(instances, { recursive: true });
+  const instanceDir = join(instances, slug);
   const sourceDir = join(instanceDir, 'src');
-  mkdirSync(join(instanceDir, 'tools'), { recursive: true });
-  const workDir = privateFolder(join(instanceDir, 'tools', spec.kind), user);
-  stopLeftover(workDir);
-  let socketPath = join(workDir, 'tool.sock');
-  if (socketPath.length > SOCKET_PATH_MAX) socketPath = join(privateFolder(mkdtempSync(join(tmpdir(), 'forja-tool-')), user), 'tool.sock');
-  rmSync(socketPath, { force: true });
+  const owner = user ? { uid: user.uid, gid: user.gid } : null;
+  const relative = `${slug}/tools/${spec.kind}`;
+  const workDir = join(instances, relative);
+  let socket = { base: instances, relative: `${relative}/tool.sock` };
+  const folder = openToolFolder(instances, slug, spec.kind, user);
+  try {
+    stopLeftover(folder, workDir, toolUid(owner));
+    // A socket left by the last start, or a link the tenant put there: removed, never followed.
+    rmSync(at(folder, 'tool.sock'), { force: true });
+  } finally {
+    closeSync(folder);
+  }
+  if (join(instances, socket.relative).length > SOCKET_PATH_MAX) socket = { base: privateTempFolder(owner), relative: 'tool.sock' };
   return {
     slug,
     instanceDir,
     sourceDir: existsSync(sourceDir) ? sourceDir : null,
     workDir,
+    folder: { base: instances, relative },
+    owner,
     port: spec.listen === 'port' ? await freeLocalPort() : 0,
-    socketPath,
+    socketPath: join(socket.base, socket.relative),
+    socket,
+    socketHandle: null,
     token: randomBytes(32).toString('hex'),
     basePath: toolBasePath(slug, spec.kind),
   };
 }
 
-/** Where the proxy sends the tool's requests. */
-export const launchTarget = (spec: InstanceToolSpec, launch: InstanceToolLaunch): ProxyTarget =>
-  spec.listen === 'socket' ? { socketPath: launch.socketPath } : `http://127.0.0.1:${launch.port}`;
-
-/** The status of one GET of `path` on the tool, or null when nothing answers yet. */
-function probe(target: ProxyTarget, path: string, headers: Record<string, string>): Promise<number | null> {
-  const where = typeof target === 'string' ? { host: '127.0.0.1', port: Number(new URL(target).port) } : { socketPath: target.socketPath };
-  return new Promise((resolve) => {
-    const req = request({ ...where, path, headers, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? null);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(null));
-    req.end();
-  });
-}
-
 /**
- * Waits until the tool answers its ready path below 500, with its secret. Gives up when `exited`
- * says the process is gone or after `timeoutMs`, saying which.
+ * The tool's log (its output), opened for appending by web through the tool's folder's handle. Root's:
+ * the tool writes to it through the descriptor it inherits. What the tenant may have put in its
+ * place (a link, a FIFO: O_NONBLOCK never waits on one, a hard link to another file) is removed,
+ * never written through, and a fresh log made.
  */
-export async function waitUntilReady(spec: InstanceToolSpec, launch: InstanceToolLaunch, exited: () => boolean, timeoutMs: number): Promise<void> {
-  const path = spec.stripBasePath ? spec.readyPath : `${launch.basePath}${spec.readyPath}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await probe(launchTarget(spec, launch), path, spec.injectHeaders(launch.token));
-    if (status !== null && status < 500) return;
-    if (exited()) throw new Error(`${spec.label} exited while starting`);
-    if (Date.now() > deadline) throw new Error(`${spec.label} did not answer ${path} within ${Math.round(timeoutMs / 1000)} s`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+export function openToolLog(launch: InstanceToolLaunch): number {
+  return withFolderBeneath(launch.folder.base, launch.folder.relative, (folder) => {
+    const log = at(folder, 'tool.log');
+    const append = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    try {
+      const fd = openSync(log, append | constants.O_CREAT, 0o600);
+      const stats = fstatSync(fd);
+      if (stats.isFile() && stats.nlink === 1) return fd;
+      closeSync(fd);
+    } catch (error) {
+      // ELOOP: a link; ENXIO: a FIFO nobody reads.
+      if (!['ELOOP', 'ENXIO'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+    rmSync(log, { force: true });
+    return openSync(log, append | constants.O_CREAT | constants.O_EXCL, 0o600);
+  });
 }

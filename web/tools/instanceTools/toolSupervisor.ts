@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileBeneath } from '#shared/fs/beneath.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import type { Logger } from '#shared/log.ts';
 import type { InstanceToolSpec } from './instanceToolSpec.ts';
-import { launchTarget, pidFile, prepareLaunch, waitUntilReady } from './toolLaunch.ts';
+import { openToolLog, prepareLaunch } from './toolLaunch.ts';
+import { closeToolSocket, launchTarget, waitUntilReady } from './toolSocket.ts';
 import type { ProxyTarget } from '../toolProxy.ts';
 
 /** A started tool: where the proxy sends its requests and the secret it adds to them. */
@@ -20,8 +22,8 @@ export interface SupervisorOptions {
   /** A tool with no request for this long is stopped (FORJA_TOOL_IDLE). */
   idleMs: number;
   logger: Logger;
-  /** The account tools run as: `forja-erp` when web runs as root, else null (web's own, unprivileged). */
-  account: () => SystemUser | null;
+  /** The account an instance's tools run as: the instance's own when web runs as root, else null (web's own, unprivileged). */
+  account: (slug: string) => SystemUser | null;
   readyTimeoutMs?: number;
   /** How long a stopping tool has after SIGTERM before SIGKILL. */
   stopGraceMs?: number;
@@ -88,11 +90,11 @@ export function toolSupervisor(options: SupervisorOptions) {
   sweep?.unref();
 
   async function start(spec: InstanceToolSpec, slug: string, entry: Entry, key: string): Promise<RunningTool> {
-    const account = options.account();
+    const account = options.account(slug);
     const launch = await prepareLaunch(spec, options.dataDir, slug, account);
-    spec.prepare?.(launch, account);
+    spec.prepare?.(launch);
     const command = spec.command(launch);
-    const log = openSync(join(launch.workDir, 'tool.log'), 'a', 0o600);
+    const log = openToolLog(launch);
     let child: ChildProcess;
     try {
       child = spawn(command.file, command.args, {
@@ -106,7 +108,8 @@ export function toolSupervisor(options: SupervisorOptions) {
       closeSync(log);
     }
     entry.child = child;
-    if (child.pid) writeFileSync(pidFile(launch.workDir), `${child.pid}\n`, { mode: 0o600 });
+    // Root's file in the tenant's folder: written beside and renamed over, never through a link there.
+    if (child.pid) writeFileBeneath(launch.folder.base, `${launch.folder.relative}/tool.pid`, `${child.pid}\n`, { mode: 0o600 });
     let exited = false;
     child.on('error', (error) => {
       exited = true;
@@ -114,6 +117,7 @@ export function toolSupervisor(options: SupervisorOptions) {
     });
     child.on('exit', (code, signal) => {
       exited = true;
+      closeToolSocket(launch);
       if (entries.get(key) === entry) {
         entries.delete(key);
         clearTimeout(entry.idleTimer);
