@@ -22,7 +22,6 @@ import { sshKeyRoutes } from './sshKeys/sshKeys.routes.ts';
 import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
 import { toolRoutes, webTools, type WebTool } from './tools/webTools.ts';
 
-const DEFAULT_MAIL_CATCHER_WEB_PORT = configSchema.properties.FORJA_MAILCATCHER_WEB_PORT.default;
 const here = dirname(fileURLToPath(import.meta.url));
 const picoCssDir = join(dirname(createRequire(import.meta.url).resolve('@picocss/pico/package.json')), 'css');
 
@@ -62,7 +61,7 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   // Prometheus scrapes it (services/monitoring), as it does the control-plane's and padrón's.
   route(router, 'GET', '/metrics', ctx.metrics.serveMetrics);
   // Tools stream their bodies and check their own CSRF: their routes come before the parsers and web's check.
-  const tools = options.tools ?? [...webTools(ctx, { mailCatcherWebPort: DEFAULT_MAIL_CATCHER_WEB_PORT }), ...instanceTools(ctx, configSchema.properties.FORJA_DATA_DIR.default).tools];
+  const tools = options.tools ?? [...webTools(ctx, { dataDir: configSchema.properties.FORJA_DATA_DIR.default }), ...instanceTools(ctx, configSchema.properties.FORJA_DATA_DIR.default).tools];
   toolRoutes(router, tools, [options.session, loadSessionUser(ctx)]);
   router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), bodyObject, loadSessionUser(ctx), checkCsrf);
   router.param('slug', slugOnly);

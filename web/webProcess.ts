@@ -63,7 +63,7 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   // Per-instance tools start on first use and stop when idle, or here, when web stops.
   const uidRange = parseUidRange(config.FORJA_TENANT_UID_RANGE);
   const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR, instanceToolSpecs, uidRange);
-  const tools = [...webTools(ctx, { mailCatcherWebPort: config.FORJA_MAILCATCHER_WEB_PORT, monitoringPort: config.FORJA_MONITORING_PORT, dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
+  const tools = [...webTools(ctx, { dataDir: config.FORJA_DATA_DIR, monitoringPort: config.FORJA_MONITORING_PORT, dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
   const prometheusUrl = config.FORJA_MONITORING ? `http://127.0.0.1:${config.FORJA_MONITORING_PORT}/monitoring` : null;
   const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);

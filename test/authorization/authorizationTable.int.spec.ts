@@ -29,7 +29,7 @@ describe('the authorization table', function () {
     // The walk sends a wrong password and a deactivated account's to every route: what it checks is
     // authorization, so the per-address lock (tested on its own) must not answer 429 before the end.
     // The mail catcher runs so its proxy's routes reach it.
-    const catcherPorts = { FORJA_MAILCATCHER_SMTP_PORT: String(await freePort()), FORJA_MAILCATCHER_WEB_PORT: String(await freePort()) };
+    const catcherPorts = { FORJA_MAILCATCHER_SMTP_PORT: String(await freePort()) };
     // Prometheus runs too (installed by .ci/run), so the /monitoring routes reach it.
     const monitoringPort = { FORJA_MONITORING_PORT: String(await freePort()) };
     // Adminer too (installed by .ci/run), pinned to the test cluster, so the /dbadmin routes reach it.

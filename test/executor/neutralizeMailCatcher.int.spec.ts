@@ -8,6 +8,8 @@ import { silentLogger } from '#shared/log.ts';
 import type { Infrastructure } from '#shared/platform/infrastructure.ts';
 import type { ForjaProcess } from '#shared/platform/process.ts';
 import { freePort } from '#test/support/freePort.ts';
+import { maildevSubjectsWith } from '#test/support/maildev.ts';
+import { runDir } from '#test/support/runDir.ts';
 import { createTestDatabase } from '#test/support/postgres.ts';
 import { ERP_TABLES } from './fixtures/databaseFixtures.ts';
 
@@ -19,11 +21,11 @@ describe('neutralization points a copy\'s outgoing mail at the mail catcher', fu
   let client: pg.Client;
   let catcher: ForjaProcess;
   let smtpPort: number;
-  let webPort: number;
+  let dataDir: string;
 
   before(async () => {
-    [smtpPort, webPort] = [await freePort(), await freePort()];
-    catcher = await startMailCatcherProcess({} as Infrastructure, loadConfig({ FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort), FORJA_MAILCATCHER_WEB_PORT: String(webPort) }), silentLogger);
+    [smtpPort, dataDir] = [await freePort(), runDir('neutral-mail')];
+    catcher = await startMailCatcherProcess({} as Infrastructure, loadConfig({ FORJA_DATA_DIR: dataDir, FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort) }), silentLogger);
   });
   after(() => catcher?.stop());
   beforeEach(async () => {
@@ -44,8 +46,7 @@ describe('neutralization points a copy\'s outgoing mail at the mail catcher', fu
     const server = servers[0]!;
     const subject = `Invoice INV/0001 ${Date.now()}`;
     await nodemailer.createTransport({ host: server.smtp_host, port: server.smtp_port, secure: false, ignoreTLS: true }).sendMail({ from: 'erp@example.com', to: 'customer@example.com', subject, text: 'your invoice' });
-    const caught = (await (await fetch(`http://127.0.0.1:${webPort}/mails/email`)).json()) as Array<{ subject: string }>;
-    expect(caught.map((mail) => mail.subject)).to.include(subject);
+    expect(await maildevSubjectsWith(dataDir, subject)).to.include(subject);
   });
 
   it('keeps the dead host `invalid` without a catcher, and moves an earlier placeholder to the catcher once there is one', async () => {

@@ -9,6 +9,7 @@ import { silentLogger } from '#shared/log.ts';
 import type { Infrastructure } from '#shared/platform/infrastructure.ts';
 import type { ForjaProcess } from '#shared/platform/process.ts';
 import { freePort } from '#test/support/freePort.ts';
+import { maildevSubjectsWith } from '#test/support/maildev.ts';
 import { migrationStory } from '#test/support/migrationStory.ts';
 import { noticeHarness } from '#test/support/noticeHarness.ts';
 import { runDir } from '#test/support/runDir.ts';
@@ -29,10 +30,10 @@ describe('notices without FORJA_SMTP_URL go to the mail catcher', function () {
   });
 
   it('lands in the running catcher (maildev), recorded as sent by smtp', async () => {
-    const [smtpPort, webPort] = [await freePort(), await freePort()];
+    const [smtpPort, dataDir] = [await freePort(), runDir('notices-catcher')];
     const catcher: ForjaProcess = await startMailCatcherProcess(
       {} as Infrastructure,
-      loadConfig({ FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort), FORJA_MAILCATCHER_WEB_PORT: String(webPort) }),
+      loadConfig({ FORJA_DATA_DIR: dataDir, FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort) }),
       silentLogger,
     );
     try {
@@ -41,8 +42,8 @@ describe('notices without FORJA_SMTP_URL go to the mail catcher', function () {
       await story.tell(story.create());
       await story.toGate('r1');
       await waitUntil(async () => (await h.outcomes(story.slug)).length === 1, 'the gate notice sent');
-      const caught = (await (await fetch(`http://127.0.0.1:${webPort}/mails/email`)).json()) as Array<{ subject: string }>;
-      expect(caught.map((mail) => mail.subject)).to.deep.equal([`[Forja] ${story.settings.name}: run 1 waits at gate approve`]);
+      const subject = `[Forja] ${story.settings.name}: run 1 waits at gate approve`;
+      expect(await maildevSubjectsWith(dataDir, subject)).to.deep.equal([subject]);
       expect((await h.outcomes(story.slug))[0]!.data).to.deep.include({ via: 'smtp' });
     } finally {
       await catcher.stop();

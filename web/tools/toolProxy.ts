@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
@@ -19,6 +19,8 @@ export interface ToolProxyOptions {
   onActivity?: (req: IncomingMessage) => void;
   /** Extra script sources the tool's own pages need beyond 'self' (its CSP replaces Forja's on its paths). */
   scriptSources?: string[];
+  /** How connections to the tool are made (a socket checked at every connection: SocketBeneathAgent). */
+  agent?: Agent;
   /** Where this request goes instead of `target` (a per-instance tool: its port or unix socket). */
   router?: (req: IncomingMessage) => ProxyTarget;
   /** Headers added to every request and WebSocket sent to the tool (its secret); the browser never sees them. */
@@ -129,6 +131,7 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
   const proxy = createProxyMiddleware<Request, Response>({
     target: options.target,
     ...(options.router ? { router: options.router as (req: Request) => string } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
     ...(options.pathRewrite ? { pathRewrite: options.pathRewrite as (path: string, req: Request) => string } : {}),
     changeOrigin: false,
     xfwd: true,

@@ -2,7 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RequestHandler, Router } from 'express';
 import { ruleFor, type Method } from '#shared/auth/authorizationTable.ts';
+import { resolve } from 'node:path';
 import { configSchema } from '#shared/config/config.schema.ts';
+import { SocketBeneathAgent } from '#shared/fs/socketBeneath.ts';
+import { MAIL_CATCHER_OS_USER, MAIL_CATCHER_SOCKET } from '#shared/local/mailCatcherSocket.ts';
+import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import type { WebContext } from '../context.ts';
 import { routeAfter } from '../http/route.ts';
 import { dbAdminTool, type DbAdminTarget } from './dbAdminTool.ts';
@@ -16,7 +20,8 @@ export interface WebTool {
 
 /** Where web finds the shared tools. */
 export interface ToolTargets {
-  mailCatcherWebPort: number;
+  /** FORJA_DATA_DIR: maildev's web UI is a unix socket in its folder there (mailCatcherSocket.ts). */
+  dataDir: string;
   /** Prometheus (FORJA_MONITORING_PORT); unset = its default port. */
   monitoringPort?: number;
   /** Adminer (FORJA_DBADMIN_PORT, unset = its default) and how web derives an instance role's password. */
@@ -26,6 +31,11 @@ export interface ToolTargets {
 /** Spec §4.8's methods; HEAD is served by the GET route. */
 const TOOL_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+/** Who maildev runs as: web reaches only a socket of that account (never one a link leads to). */
+function mailCatcherUid(): number {
+  return process.getuid?.() === 0 ? ensureSystemUser(MAIL_CATCHER_OS_USER).uid : (process.getuid?.() ?? -1);
+}
+
 export const toolPath = (tool: WebTool): string => `${tool.prefix}{/*path}`;
 
 /**
@@ -34,7 +44,13 @@ export const toolPath = (tool: WebTool): string => `${tool.prefix}{/*path}`;
  */
 export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   // maildev's UI is AngularJS 1, which compiles its templates' expressions with `new Function`.
-  const mailCatcher = toolProxy(ctx, { target: `http://127.0.0.1:${targets.mailCatcherWebPort}`, label: 'The mail catcher', scriptSources: ["'unsafe-eval'"], forceResponseHeaders: senderContentHeaders });
+  const mailCatcher = toolProxy(ctx, {
+    target: 'http://127.0.0.1',
+    agent: new SocketBeneathAgent(() => ({ base: resolve(targets.dataDir), relative: MAIL_CATCHER_SOCKET, uid: mailCatcherUid() })),
+    label: 'The mail catcher',
+    scriptSources: ["'unsafe-eval'"],
+    forceResponseHeaders: senderContentHeaders,
+  });
   // Debian's Prometheus serves its classic UI, whose pages set its path prefix and version in an
   // inline script: a hash of it would change with every package update, so its pages may run inline scripts.
   const monitoringPort = targets.monitoringPort ?? configSchema.properties.FORJA_MONITORING_PORT.default;

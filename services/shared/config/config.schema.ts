@@ -61,7 +61,6 @@ export const configSchema = {
     FORJA_PADRON_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8082, description: 'padron lookup port' },
     FORJA_MAILCATCHER: { type: 'boolean', default: true, description: 'true: `npm start` runs the mail catcher (maildev) and web proxies it at /mails; false: no catcher' },
     FORJA_MAILCATCHER_SMTP_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1025, description: 'SMTP port of the mail catcher, on 127.0.0.1' },
-    FORJA_MAILCATCHER_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1080, description: 'web UI port of the mail catcher, on 127.0.0.1 (users reach it through web at /mails)' },
     FORJA_MONITORING: { type: 'boolean', default: true, description: 'true: `npm start` runs Prometheus (Debian package prometheus) when installed and web proxies it at /monitoring; false: no monitoring' },
     FORJA_MONITORING_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Prometheus port, on 127.0.0.1 (users reach it through web at /monitoring)' },
     FORJA_MONITORING_SCRAPE_S: { type: 'integer', minimum: 1, maximum: 3600, default: 15, description: 'seconds between two Prometheus scrapes of Forja, the instances and their databases' },
@@ -137,7 +136,6 @@ export interface Config {
   FORJA_PADRON_PORT: number;
   FORJA_MAILCATCHER: boolean;
   FORJA_MAILCATCHER_SMTP_PORT: number;
-  FORJA_MAILCATCHER_WEB_PORT: number;
   FORJA_MONITORING: boolean;
   FORJA_MONITORING_PORT: number;
   FORJA_MONITORING_SCRAPE_S: number;

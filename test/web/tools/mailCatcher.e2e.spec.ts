@@ -7,6 +7,7 @@ import { silentLogger } from '#shared/log.ts';
 import type { Infrastructure } from '#shared/platform/infrastructure.ts';
 import { launchChromium, newContext, screenshot } from '#test/support/browser.ts';
 import { freePort } from '#test/support/freePort.ts';
+import { maildevSubjectsWith } from '#test/support/maildev.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { readBytes, upgradeRequest } from '#test/support/rawUpgrade.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
@@ -25,8 +26,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
 
   before(async () => {
     smtpPort = await freePort();
-    const webPort = await freePort();
-    platform = await startWebPlatform({}, [startMailCatcherProcess], { FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort), FORJA_MAILCATCHER_WEB_PORT: String(webPort) });
+    platform = await startWebPlatform({}, [startMailCatcherProcess], { FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort) });
   });
   after(() => platform?.stop());
 
@@ -36,6 +36,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
   it('shows a mail sent to its SMTP port in its API and its live WebSocket, to administrators alone', async () => {
     const subject = `Caught ${Date.now()}`;
     await sendToCatcher(subject);
+    await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, subject);
     const admin = await platform.signedIn('admin');
     const page = await admin.get('/mails/');
     expect(page.status).to.equal(200);
@@ -98,6 +99,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
         { filename: 'payload.js', content: payload, contentType: 'application/javascript' },
       ],
     });
+    await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, subject);
     const admin = await platform.signedIn('admin');
     const caught = (JSON.parse((await admin.get('/mails/email')).html) as Array<CaughtMail & { attachments: Array<{ generatedFileName: string; fileName: string }> }>).find((mail) => mail.subject === subject)!;
     const { id } = caught;
@@ -131,10 +133,10 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
     const holder = createServer();
     const taken = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
     try {
-      const config = loadConfig({ FORJA_MAILCATCHER_SMTP_PORT: String(taken), FORJA_MAILCATCHER_WEB_PORT: String(await freePort()) });
+      const config = loadConfig({ FORJA_MAILCATCHER_SMTP_PORT: String(taken) });
       const error = await startMailCatcherProcess({} as Infrastructure, config, silentLogger).then(() => undefined, (failure: Error) => failure);
       expect(error?.message).to.equal(
-        `mail catcher: port ${taken} on 127.0.0.1 is already in use: stop what holds it or set FORJA_MAILCATCHER_SMTP_PORT / FORJA_MAILCATCHER_WEB_PORT (or FORJA_MAILCATCHER=false)`,
+        `mail catcher: port ${taken} on 127.0.0.1 is already in use: stop what holds it or set FORJA_MAILCATCHER_SMTP_PORT (or FORJA_MAILCATCHER=false)`,
       );
     } finally {
       holder.close();
@@ -142,8 +144,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
   });
 
   it('starts nothing when FORJA_MAILCATCHER is false', async () => {
-    const port = await freePort();
-    const proc = await startMailCatcherProcess({} as Infrastructure, loadConfig({ FORJA_MAILCATCHER: 'false', FORJA_MAILCATCHER_WEB_PORT: String(port) }), silentLogger);
+    const proc = await startMailCatcherProcess({} as Infrastructure, loadConfig({ FORJA_MAILCATCHER: 'false' }), silentLogger);
     expect(proc.describe()).to.deep.equal(['off (FORJA_MAILCATCHER=false)']);
     expect(proc.url).to.equal(undefined);
     await proc.stop();

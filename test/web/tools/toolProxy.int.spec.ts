@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { chownSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MAIL_CATCHER_OS_USER, mailCatcherSocketPath } from '#shared/local/mailCatcherSocket.ts';
+import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import { expect } from 'chai';
 import { upgradeRequest, readBytes } from '#test/support/rawUpgrade.ts';
 import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
@@ -9,8 +12,11 @@ import { SESSION_COOKIE, textOf } from '#test/support/webSession.ts';
 const BIG = randomBytes(24 * 1024 * 1024);
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** A stand-in tool: tells what it received in headers, sends BIG at /mails/big, echoes WebSocket bytes. */
-function startEchoTool(): Promise<Server> {
+/**
+ * A stand-in tool where web looks for the mail catcher: a unix socket under the data folder, owned
+ * by maildev's account. Tells what it received in headers, sends BIG at /mails/big, echoes WebSocket bytes.
+ */
+function startEchoTool(socketPath: string): Promise<Server> {
   const server = createServer((req, res) => {
     const hash = createHash('sha256');
     let bytes = 0;
@@ -32,7 +38,16 @@ function startEchoTool(): Promise<Server> {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Seen-Url: ${req.url}\r\n\r\n`);
     socket.pipe(socket);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  mkdirSync(dirname(socketPath), { recursive: true });
+  return new Promise((resolve) =>
+    server.listen(socketPath, () => {
+      if (process.getuid?.() === 0) {
+        const account = ensureSystemUser(MAIL_CATCHER_OS_USER);
+        chownSync(socketPath, account.uid, account.gid);
+      }
+      resolve(server);
+    }),
+  );
 }
 
 describe('tool proxies (web/tools/toolProxy.ts) through the running web', function () {
@@ -42,8 +57,8 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
   let cookie: string;
 
   before(async () => {
-    tool = await startEchoTool();
-    platform = await startWebPlatform({}, [], { FORJA_MAILCATCHER_WEB_PORT: String((tool.address() as AddressInfo).port) });
+    platform = await startWebPlatform();
+    tool = await startEchoTool(mailCatcherSocketPath(platform.config.FORJA_DATA_DIR));
     // The mail catcher holds every instance's mail: administrators only.
     const admin = await platform.signedIn('admin');
     cookie = `${SESSION_COOKIE}=${admin.cookie}; tool_session=kept`;

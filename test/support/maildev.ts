@@ -1,0 +1,31 @@
+import { request } from 'node:http';
+import { mailCatcherSocketPath } from '#shared/local/mailCatcherSocket.ts';
+
+/** maildev's API as web reaches it: over its unix socket under the data folder (no port answers). */
+export function maildevGet(dataDir: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: mailCatcherSocketPath(dataDir), path: `/mails${path}`, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('timeout', () => req.destroy(new Error('maildev did not answer')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The subjects of the mail maildev holds. */
+export async function maildevSubjects(dataDir: string): Promise<string[]> {
+  return (JSON.parse((await maildevGet(dataDir, '/email')).body) as Array<{ subject: string }>).map((mail) => mail.subject);
+}
+
+/** The subjects once one is `subject`: maildev files a message the mail catcher relays a moment after taking it. */
+export async function maildevSubjectsWith(dataDir: string, subject: string, timeoutMs = 10_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const subjects = await maildevSubjects(dataDir);
+    if (subjects.includes(subject) || Date.now() > deadline) return subjects;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
