@@ -16,7 +16,13 @@ const BCRYPT_COST = 10;
 export function bcryptHash(password: string): string {
   const script = `import crypt, sys\nprint(crypt.crypt(sys.stdin.read(), crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=${2 ** BCRYPT_COST})))`;
   // crypt is deprecated from Python 3.11 (removed in 3.13): its warning would only clutter Forja's output.
-  const hash = execFileSync(PYTHON, ['-W', 'ignore::DeprecationWarning', '-c', script], { input: password, encoding: 'utf8', env: {}, stdio: ['pipe', 'pipe', 'pipe'] }).trim();
+  let hash: string;
+  try {
+    hash = execFileSync(PYTHON, ['-W', 'ignore::DeprecationWarning', '-c', script], { input: password, encoding: 'utf8', env: {}, stdio: ['pipe', 'pipe', 'pipe'] }).trim();
+  } catch (error) {
+    // No monitoring without its login: better a stopped start than metrics open to every account.
+    throw new Error(`monitoring: cannot hash its secret with ${PYTHON} (apt-get install python3, or set FORJA_MONITORING=false): ${(error as Error).message}`);
+  }
   if (!/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) throw new Error(`${PYTHON} gave no bcrypt hash (its crypt module or libcrypt lacks bcrypt)`);
   return hash;
 }
