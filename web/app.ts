@@ -33,6 +33,8 @@ export interface WebAppOptions {
   tools?: WebTool[];
   /** Where web queries Prometheus for the instance graphs (`http://127.0.0.1:9090/monitoring`); null = monitoring off; unset = the default port. */
   prometheusUrl?: string | null;
+  /** The `Authorization` header Prometheus asks for (monitoringAuthorization of the master key); unset: none. */
+  prometheusAuthorization?: string;
 }
 
 /** Web's express app: static assets, sessions, CSRF, then pages registered through the authorization table. */
@@ -73,7 +75,8 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   migrationRoutes(router, ctx);
   recipeRoutes(router, ctx);
   sshKeyRoutes(router, ctx);
-  monitoringRoutes(router, ctx, options.prometheusUrl === undefined ? `http://127.0.0.1:${configSchema.properties.FORJA_MONITORING_PORT.default}/monitoring` : (options.prometheusUrl ?? undefined));
+  const prometheusUrl = options.prometheusUrl === undefined ? `http://127.0.0.1:${configSchema.properties.FORJA_MONITORING_PORT.default}/monitoring` : options.prometheusUrl;
+  monitoringRoutes(router, ctx, prometheusUrl === null ? undefined : { url: prometheusUrl, ...(options.prometheusAuthorization ? { authorization: options.prometheusAuthorization } : {}) });
   app.use(router);
   app.use(notFound(ctx));
   app.use(errorPages(ctx));

@@ -5,6 +5,7 @@ import { migrateReadModel } from '#projections/migrations/index.ts';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
 import { instanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { instanceAddress } from '#shared/http/instanceAddress.ts';
+import { monitoringAuthorization } from '#shared/monitoring/monitoringSecret.ts';
 import { orExit } from '#shared/config/config.ts';
 import { listen } from '#shared/http/listen.ts';
 import { createMetrics } from '#shared/http/metrics.ts';
@@ -63,9 +64,9 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   // Per-instance tools start on first use and stop when idle, or here, when web stops.
   const uidRange = parseUidRange(config.FORJA_TENANT_UID_RANGE);
   const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR, instanceToolSpecs, uidRange);
-  const tools = [...webTools(ctx, { dataDir: config.FORJA_DATA_DIR, monitoringPort: config.FORJA_MONITORING_PORT, dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
+  const tools = [...webTools(ctx, { dataDir: config.FORJA_DATA_DIR, monitoringPort: config.FORJA_MONITORING_PORT, monitoringAuthorization: monitoringAuthorization(secrets.masterKey), dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
   const prometheusUrl = config.FORJA_MONITORING ? `http://127.0.0.1:${config.FORJA_MONITORING_PORT}/monitoring` : null;
-  const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
+  const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, prometheusAuthorization: monitoringAuthorization(secrets.masterKey), extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
   // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
   // This is the upload's bound; every other request has FORJA_BODY_TIMEOUT_S (bodyDeadline), and

@@ -4,6 +4,7 @@ import { Gauge, Registry } from 'prom-client';
 import { runningErpPorts } from '#projections/instances/instanceDetail.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { isMonitoringAuthorization } from '#shared/monitoring/monitoringSecret.ts';
 import { erpMemoryBytes, readErpServerRecord } from './erpMemory.ts';
 
 /** Longest a health probe may take: an ERP slower than this counts as down for that scrape. */
@@ -38,8 +39,10 @@ export interface InstanceExporter {
  * measures its memory from /proc (process runtime), and names its database, so a query can join
  * the PostgreSQL exporter's `pg_database_size_bytes{datname}` to the instance. This is simpler than
  * a blackbox exporter with service discovery files: the list of instances is one read-model query.
+ * It answers only requests carrying `authorization` (the monitoring secret): tenants' code runs on
+ * this machine, and must not read every instance's health and size.
  */
-export async function startInstanceExporter(readModel: ReadModel, dataDir: string): Promise<InstanceExporter> {
+export async function startInstanceExporter(readModel: ReadModel, dataDir: string, authorization: string): Promise<InstanceExporter> {
   const registry = new Registry();
   const labelNames = ['instance_slug'] as const;
   const up = new Gauge({ name: 'forja_erp_up', help: '1 when the instance ERP answered /web/health with 200 at the last scrape', labelNames, registers: [registry] });
@@ -65,6 +68,8 @@ export async function startInstanceExporter(readModel: ReadModel, dataDir: strin
   }
 
   const server: Server = createServer((req, res) => {
+    // As exporter-toolkit does for Prometheus and the PostgreSQL exporter: 401 before anything else.
+    if (!isMonitoringAuthorization(req.headers.authorization, authorization)) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="forja monitoring"' }).end();
     if (req.method !== 'GET' || req.url !== '/metrics') return void res.writeHead(404).end();
     collect()
       .then(() => registry.metrics())

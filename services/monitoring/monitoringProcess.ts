@@ -1,4 +1,4 @@
-import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readModelOf, type ReadModel } from '#projections/readModel.ts';
 import { freePort, isPortFree } from '#shared/local/freePort.ts';
@@ -8,9 +8,11 @@ import type { ForjaProcess, StartProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { answers200, startChildTool, type ChildTool } from '#shared/local/childTool.ts';
 import { erpServerAdminUrl } from '#shared/instanceDatabase/erpServerUrl.ts';
+import { monitoringAuthorization, monitoringSecret } from '#shared/monitoring/monitoringSecret.ts';
 import { ensureMonitoringRole } from './erpDatabaseSource.ts';
 import { startInstanceExporter } from './instanceExporter.ts';
 import { loadMonitoringSettings } from './monitoring.settings.ts';
+import { writeMonitoringWebFiles } from './monitoringWebConfig.ts';
 import { loopbackAddress, prometheusConfig, type ScrapeTarget } from './prometheusConfig.ts';
 
 /** The path web proxies Prometheus under; Prometheus serves its UI and API below it itself. */
@@ -54,7 +56,7 @@ function toolAccount(dir: string): { uid?: number; gid?: number } {
 }
 
 /** The PostgreSQL exporter on a free loopback port, as the monitoring role; undefined (logged) when it cannot run. */
-async function startPostgresExporter(options: MonitoringOptions, account: { uid?: number; gid?: number }, logger: Logger): Promise<{ tool: ChildTool; address: string } | undefined> {
+async function startPostgresExporter(options: MonitoringOptions, account: { uid?: number; gid?: number }, webConfigFile: string, logger: Logger): Promise<{ tool: ChildTool; address: string } | undefined> {
   const bin = options.postgresExporterBin ?? POSTGRES_EXPORTER_BIN;
   if (!options.erpDatabaseAdminUrl || !existsSync(bin)) {
     logger.warn({ bin }, 'no database metrics: the PostgreSQL exporter or the instance databases\' server is missing');
@@ -66,10 +68,10 @@ async function startPostgresExporter(options: MonitoringOptions, account: { uid?
     const tool = await startChildTool({
       label: 'the PostgreSQL exporter',
       command: bin,
-      args: [`--web.listen-address=${address}`, '--disable-settings-metrics'],
+      args: [`--web.listen-address=${address}`, `--web.config.file=${webConfigFile}`, '--disable-settings-metrics'],
       // The connection URL goes in the environment, not the command line everyone may read in ps.
       env: { PATH: process.env['PATH'] ?? '', DATA_SOURCE_NAME: url },
-      ready: () => answers200(`http://${address}/metrics`),
+      ready: () => answers200(`http://${address}/metrics`, { authorization: monitoringAuthorization(options.masterKey) }),
       readyTimeoutMs: READY_TIMEOUT_MS,
       logger,
       ...account,
@@ -93,19 +95,25 @@ export async function startMonitoring(options: MonitoringOptions, parentLogger: 
   if (!existsSync(bin)) return off(`off: ${bin} is missing (apt-get install prometheus prometheus-postgres-exporter)`);
   if (!(await isPortFree(options.port))) throw new Error(`monitoring: port ${options.port} on 127.0.0.1 is already in use: stop what holds it or set FORJA_MONITORING_PORT (or FORJA_MONITORING=false)`);
   const dir = resolve(options.dataDir, 'monitoring');
-  mkdirSync(join(dir, 'data'), { recursive: true });
+  // The time series are every instance's metrics, and the folder holds the secret: the monitoring account's alone.
+  for (const folder of [dir, join(dir, 'data')]) {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    chmodSync(folder, 0o700);
+  }
   const account = toolAccount(dir);
-  const exporter = await startInstanceExporter(options.readModel, options.dataDir);
-  const database = await startPostgresExporter(options, account, logger);
+  const authorization = monitoringAuthorization(options.masterKey);
+  const { webConfigFile, passwordFile } = writeMonitoringWebFiles(dir, monitoringSecret(options.masterKey), account);
+  const exporter = await startInstanceExporter(options.readModel, options.dataDir, authorization);
+  const database = await startPostgresExporter(options, account, webConfigFile, logger);
   const listen = `127.0.0.1:${options.port}`;
   const targets: ScrapeTarget[] = [
     ...options.forjaTargets,
-    { job: 'prometheus', address: listen, path: `${MONITORING_PATH}/metrics` },
-    { job: 'forja-instances', address: exporter.address },
-    ...(database ? [{ job: 'erp-postgres', address: database.address }] : []),
+    { job: 'prometheus', address: listen, path: `${MONITORING_PATH}/metrics`, basicAuth: true },
+    { job: 'forja-instances', address: exporter.address, basicAuth: true },
+    ...(database ? [{ job: 'erp-postgres', address: database.address, basicAuth: true }] : []),
   ];
   const configFile = join(dir, 'prometheus.yml');
-  writeFileSync(configFile, prometheusConfig({ scrapeIntervalS: options.scrapeIntervalS, targets }));
+  writeFileSync(configFile, prometheusConfig({ scrapeIntervalS: options.scrapeIntervalS, targets, passwordFile }));
   if (account.uid !== undefined) chownSync(configFile, account.uid, account.gid!);
   let prometheus: ChildTool;
   try {
@@ -116,12 +124,14 @@ export async function startMonitoring(options: MonitoringOptions, parentLogger: 
         `--config.file=${configFile}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
         `--web.listen-address=${listen}`,
+        // Basic auth on every path (exporter-toolkit): only web and Prometheus itself know the secret.
+        `--web.config.file=${webConfigFile}`,
         // Its pages link and redirect below /monitoring, where web's proxy forwards the path as it is.
         `--web.external-url=${MONITORING_PATH}/`,
         `--web.route-prefix=${MONITORING_PATH}`,
       ],
       env: { PATH: process.env['PATH'] ?? '' },
-      ready: () => answers200(`http://${listen}${MONITORING_PATH}/-/ready`),
+      ready: () => answers200(`http://${listen}${MONITORING_PATH}/-/ready`, { authorization }),
       readyTimeoutMs: READY_TIMEOUT_MS,
       logger,
       ...account,

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { MONITORING_USER } from '#shared/monitoring/monitoringSecret.ts';
 
 /** One `/metrics` endpoint Prometheus scrapes, as a job of its own. */
 export interface ScrapeTarget {
@@ -8,11 +9,15 @@ export interface ScrapeTarget {
   address: string;
   /** Defaults to `/metrics`. */
   path?: string;
+  /** Sends the monitoring secret (Prometheus itself and its exporters ask for it). */
+  basicAuth?: boolean;
 }
 
 export interface PrometheusConfigInput {
   scrapeIntervalS: number;
   targets: ScrapeTarget[];
+  /** The file holding the monitoring secret, for targets with `basicAuth`: read at each scrape, never written into this configuration. */
+  passwordFile?: string;
 }
 
 /**
@@ -29,8 +34,14 @@ export function prometheusConfig(input: PrometheusConfigInput): string {
       job_name: target.job,
       metrics_path: target.path ?? '/metrics',
       static_configs: [{ targets: [target.address] }],
+      ...(target.basicAuth ? { basic_auth: { username: MONITORING_USER, password_file: passwordFileOf(input) } } : {}),
     })),
   });
+}
+
+function passwordFileOf(input: PrometheusConfigInput): string {
+  if (!input.passwordFile) throw new Error('a target asks for basic auth, but there is no password file');
+  return input.passwordFile;
 }
 
 /** `host:port` Prometheus can reach a Forja process at: a process listening on every address answers on loopback too. */

@@ -6,9 +6,16 @@ import { freePort } from '#test/support/freePort.ts';
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0) / 1000;
 
-/** A stand-in for Prometheus' query_range: memory has three points, the rest nothing; `refuse` answers an error. */
+const AUTHORIZATION = `Basic ${Buffer.from('forja:secret').toString('base64')}`;
+
+/**
+ * A stand-in for Prometheus' query_range: memory has three points, the rest nothing; `refuse`
+ * answers an error. Like Prometheus started with a web configuration (exporter-toolkit's
+ * web/handler.go), it answers 401 to a request without the Basic login.
+ */
 function startQueryApi(requests: URLSearchParams[], refuse = false): Promise<Server> {
   const server = createServer((req, res) => {
+    if (req.headers.authorization !== AUTHORIZATION) return void res.writeHead(401, { 'www-authenticate': 'Basic', 'content-type': 'text/plain' }).end('Unauthorized\n');
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(url.searchParams);
     if (refuse) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', error: 'parse error' }));
@@ -20,12 +27,14 @@ function startQueryApi(requests: URLSearchParams[], refuse = false): Promise<Ser
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+const endpoint = (server: Server, authorization = AUTHORIZATION) => ({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/monitoring`, authorization });
+
 describe('the instance graphs from Prometheus\' query API', () => {
   it('asks for each graph over the period, draws what has data and says which have none', async () => {
     const requests: URLSearchParams[] = [];
     const server = await startQueryApi(requests);
     try {
-      const page = await instanceGraphs(`http://127.0.0.1:${(server.address() as AddressInfo).port}/monitoring`, 'acme-main', '1h', NOW);
+      const page = await instanceGraphs(endpoint(server), 'acme-main', '1h', NOW);
       if (page.state !== 'ok') throw new Error(`state ${page.state}`);
       expect(page.graphs.map((graph) => [graph.heading, graph.hasData])).to.deep.equal([['Up or down', false], ['Response time', false], ['Memory', true], ['Database size', false]]);
       const memory = page.graphs[2]!;
@@ -43,12 +52,15 @@ describe('the instance graphs from Prometheus\' query API', () => {
 
   it('says monitoring is off without a Prometheus, and unavailable when it does not answer or refuses', async () => {
     expect(await instanceGraphs(undefined, 'acme-main', '6h', NOW)).to.deep.equal({ state: 'off' });
-    const down = await instanceGraphs(`http://127.0.0.1:${await freePort()}/monitoring`, 'acme-main', '6h', NOW);
+    const down = await instanceGraphs({ url: `http://127.0.0.1:${await freePort()}/monitoring`, authorization: AUTHORIZATION }, 'acme-main', '6h', NOW);
     expect(down.state).to.equal('unavailable');
     const server = await startQueryApi([], true);
     try {
-      const refused = await instanceGraphs(`http://127.0.0.1:${(server.address() as AddressInfo).port}/monitoring`, 'acme-main', '6h', NOW);
+      const refused = await instanceGraphs(endpoint(server), 'acme-main', '6h', NOW);
       expect(refused).to.deep.equal({ state: 'unavailable', reason: 'Prometheus refused the query: parse error' });
+      // Prometheus' 401 is text, not JSON: the reason names the login.
+      const refusedLogin = await instanceGraphs(endpoint(server, 'Basic Zm9yamE6Z3Vlc3NlZA=='), 'acme-main', '6h', NOW);
+      expect(refusedLogin).to.deep.equal({ state: 'unavailable', reason: 'Prometheus refused the query: web\'s monitoring login was refused (401)' });
     } finally {
       server.close();
     }

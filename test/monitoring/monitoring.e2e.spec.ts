@@ -1,9 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { parse } from 'yaml';
 import { readModelOf } from '#projections/readModel.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { PROMETHEUS_BIN, startMonitoring } from '#services/monitoring/monitoringProcess.ts';
 import { silentLogger } from '#shared/log.ts';
+import { monitoringAuthorization, monitoringSecret } from '#shared/monitoring/monitoringSecret.ts';
 import type { ForjaProcess } from '#shared/platform/process.ts';
 import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { axeViolations, describeViolations } from '#test/support/axe.ts';
@@ -45,13 +48,14 @@ describe('monitoring (Prometheus, started by Forja) behind web at /monitoring', 
   let monitoring: ForjaProcess | undefined;
   let viewer: WebSession;
   let client: ReturnType<typeof instanceClient>;
+  let monitoringPort: number;
 
   before(async function () {
     if (!existsSync(PROMETHEUS_BIN)) {
       console.log(`      skipped: ${PROMETHEUS_BIN} is missing (apt-get install prometheus prometheus-postgres-exporter; .ci/run installs them)`);
       this.skip();
     }
-    const monitoringPort = await freePort();
+    monitoringPort = await freePort();
     const erpDatabases = (await testCluster()).urlFor('postgres');
     const executor = executorStarter({ FORJA_RUNTIME: 'process', FORJA_ERP_DATABASE_URL: erpDatabases, FORJA_HEALTH_TIMEOUT_S: 30, FORJA_SLEEP_AFTER: '24h' });
     platform = await startWebPlatform({}, [executor], { FORJA_MONITORING_PORT: String(monitoringPort) });
@@ -99,6 +103,41 @@ describe('monitoring (Prometheus, started by Forja) behind web at /monitoring', 
     // A Node process (the stand-in) holds tens of MiB.
     expect(await value(`forja_erp_memory_bytes{instance_slug="${SLUG}"}`)).to.be.greaterThan(10 * 2 ** 20);
     expect(await value(`pg_database_size_bytes * on (datname) group_left (instance_slug) forja_erp_database_info{instance_slug="${SLUG}"}`)).to.be.greaterThan(2 ** 20);
+  });
+
+  it('answers no local process without the monitoring secret: Prometheus and both exporters (issue 24, finding 4)', async () => {
+    const config = parse(readFileSync(join(platform.config.FORJA_DATA_DIR, 'monitoring', 'prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ job_name: string; metrics_path: string; static_configs: Array<{ targets: string[] }> }> };
+    const scraped = (job: string) => {
+      const scrape = config.scrape_configs.find((candidate) => candidate.job_name === job);
+      return `http://${scrape?.static_configs[0]?.targets[0]}${scrape?.metrics_path}`;
+    };
+    const urls = [`http://127.0.0.1:${monitoringPort}/monitoring/api/v1/query?query=up`, scraped('prometheus'), scraped('forja-instances'), scraped('erp-postgres')];
+    const status = async (url: string, headers: Record<string, string>) => {
+      const response = await fetch(url, { headers });
+      await response.body?.cancel();
+      return response.status;
+    };
+    const authorization = monitoringAuthorization(resolvePlatformSecrets(platform.config).masterKey);
+    const wrong = `Basic ${Buffer.from('forja:guessed').toString('base64')}`;
+    const answers = async (headers: Record<string, string>) => Promise.all(urls.map((url) => status(url, headers)));
+    expect(await answers({}), 'without a login').to.deep.equal([401, 401, 401, 401]);
+    expect(await answers({ authorization: wrong }), 'with a wrong password').to.deep.equal([401, 401, 401, 401]);
+    expect(await answers({ authorization }), 'with the secret').to.deep.equal([200, 200, 200, 200]);
+  });
+
+  it('keeps only a bcrypt hash of the secret in the tools\' web configuration, 0600 in a 0700 folder', () => {
+    const dir = join(platform.config.FORJA_DATA_DIR, 'monitoring');
+    const file = join(dir, 'web-config.yml');
+    const secret = monitoringSecret(resolvePlatformSecrets(platform.config).masterKey);
+    const text = readFileSync(file, 'utf8');
+    expect(text).to.not.include(secret);
+    expect((parse(text) as { basic_auth_users: Record<string, string> }).basic_auth_users['forja']).to.match(/^\$2[aby]\$10\$/);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    expect(statSync(join(dir, 'scrape-password')).mode & 0o777).to.equal(0o600);
+    expect(statSync(dir).mode & 0o777).to.equal(0o700);
+    expect(statSync(join(dir, 'data')).mode & 0o777).to.equal(0o700);
+    // As root, Forja runs the tools as an account of their own, which alone may read them.
+    if (process.getuid?.() === 0) for (const path of [dir, join(dir, 'data'), file, join(dir, 'scrape-password')]) expect(statSync(path).uid, path).to.not.equal(0);
   });
 
   it('sends an anonymous visitor to sign in instead of answering a query', async () => {

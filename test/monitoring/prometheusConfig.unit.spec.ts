@@ -22,6 +22,21 @@ describe('the generated Prometheus configuration', () => {
     });
   });
 
+  it('sends the monitoring login to the targets that ask for it, its password read from a file', () => {
+    const config = parse(
+      prometheusConfig({
+        scrapeIntervalS: 15,
+        passwordFile: '/data/monitoring/scrape-password',
+        targets: [
+          { job: 'web', address: '127.0.0.1:8081' },
+          { job: 'forja-instances', address: '127.0.0.1:40000', basicAuth: true },
+        ],
+      }),
+    ) as { scrape_configs: Array<Record<string, unknown>> };
+    expect(config.scrape_configs.map((scrape) => scrape['basic_auth'])).to.deep.equal([undefined, { username: 'forja', password_file: '/data/monitoring/scrape-password' }]);
+    expect(() => prometheusConfig({ scrapeIntervalS: 15, targets: [{ job: 'prometheus', address: '127.0.0.1:9090', basicAuth: true }] })).to.throw(/no password file/);
+  });
+
   it('keeps the scrape timeout within a short interval (Prometheus refuses one above it)', () => {
     const config = parse(prometheusConfig({ scrapeIntervalS: 2, targets: [] })) as { global: Record<string, string> };
     expect(config.global).to.deep.equal({ scrape_interval: '2s', scrape_timeout: '2s', evaluation_interval: '2s' });

@@ -1,5 +1,5 @@
 import { formatBytes } from '#shared/formatBytes.ts';
-import { PrometheusUnavailable, queryRange, type Series } from './prometheusQuery.ts';
+import { PrometheusUnavailable, queryRange, type PrometheusEndpoint, type Series } from './prometheusQuery.ts';
 import { latestPoint, svgChart } from './svgChart.ts';
 
 /** The periods the page offers; the default is what an operator checks after a complaint. */
@@ -54,13 +54,13 @@ export type GraphsPage = { state: 'off' } | { state: 'unavailable'; reason: stri
 
 export const rangeOf = (name: unknown): RangeName => (typeof name === 'string' && name in RANGES ? (name as RangeName) : DEFAULT_RANGE);
 
-/** The instance's graphs over `range` up to `now` (seconds), from Prometheus at `prometheusUrl` (undefined: monitoring is off). */
-export async function instanceGraphs(prometheusUrl: string | undefined, slug: string, range: RangeName, now = Math.floor(Date.now() / 1000)): Promise<GraphsPage> {
-  if (!prometheusUrl) return { state: 'off' };
+/** The instance's graphs over `range` up to `now` (seconds), from `prometheus` (undefined: monitoring is off). */
+export async function instanceGraphs(prometheus: PrometheusEndpoint | undefined, slug: string, range: RangeName, now = Math.floor(Date.now() / 1000)): Promise<GraphsPage> {
+  if (!prometheus) return { state: 'off' };
   const stepS = Math.max(5, Math.ceil(RANGES[range] / POINTS));
   let answers: Series[][];
   try {
-    answers = await Promise.all(GRAPHS.map((graph) => queryRange(prometheusUrl, graph.expr(slug), { start: now - RANGES[range], end: now, stepS })));
+    answers = await Promise.all(GRAPHS.map((graph) => queryRange(prometheus, graph.expr(slug), { start: now - RANGES[range], end: now, stepS })));
   } catch (error) {
     if (error instanceof PrometheusUnavailable) return { state: 'unavailable', reason: error.message };
     throw error;

@@ -24,6 +24,8 @@ export interface ToolTargets {
   dataDir: string;
   /** Prometheus (FORJA_MONITORING_PORT); unset = its default port. */
   monitoringPort?: number;
+  /** The `Authorization` header Prometheus asks for (monitoringAuthorization of the master key), added by the proxy; unset: none. */
+  monitoringAuthorization?: string;
   /** Adminer (FORJA_DBADMIN_PORT, unset = its default) and how web derives an instance role's password. */
   dbAdmin?: Partial<DbAdminTarget>;
 }
@@ -58,6 +60,8 @@ export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
     target: `http://127.0.0.1:${monitoringPort}`,
     label: 'Monitoring (Prometheus)',
     scriptSources: ["'unsafe-inline'"],
+    // Prometheus asks every request for the monitoring secret: web adds it after its own sign-in check, the browser never sees it.
+    ...(targets.monitoringAuthorization ? { injectHeaders: () => ({ authorization: targets.monitoringAuthorization! }) } : {}),
     downAdvice: 'Try again shortly; if it persists, tell your administrator (npm start runs Prometheus when the Debian package prometheus is installed and FORJA_MONITORING is not false).',
   });
   // Adminer (under /dbadmin/<slug>/) opens one instance's database per path, and counts as that instance's activity.

@@ -95,9 +95,9 @@ export async function startChildTool(options: ChildToolOptions): Promise<ChildTo
   };
 }
 
-/** Whether GET `url` answers 200 within a second. */
-export async function answers200(url: string): Promise<boolean> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
+/** Whether GET `url` (with `headers`: a tool's login) answers 200 within a second. */
+export async function answers200(url: string, headers: Record<string, string> = {}): Promise<boolean> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
   await response?.body?.cancel();
   return response?.status === 200;
 }
