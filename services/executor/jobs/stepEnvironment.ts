@@ -1,3 +1,4 @@
+import type { UidRange } from '#shared/local/tenantAccount.ts';
 import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
@@ -46,6 +47,8 @@ export interface StepEnvironment {
   /** The role an instance database belongs to: what the ERP and the tools connect as. */
   credentials: (database: string) => InstanceCredentials;
   dataDir: string;
+  /** FORJA_TENANT_UID_RANGE, for the instance's own account (tenantFolders.ts); the default range when unset. */
+  uidRange?: UidRange;
   healthTimeoutMs: number;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */
   ports: PortAllocator;

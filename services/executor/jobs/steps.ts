@@ -1,22 +1,19 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { assertBlobKey } from '#shared/blobs/blobStore.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { filestoreDir } from '../database/filestore.ts';
+import { logStream } from '../logFile.ts';
 import { waitForHealth } from './healthCheck.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
-/** A writable appending to the instance's log of that source, for tools' raw output. */
-function toolLog(env: StepEnvironment, source: 'erp' | 'db') {
-  return createWriteStream(instanceLogFile(env.dataDir, env.instance.slug, source), { flags: 'a' });
-}
+/** A writable appending to the instance's log of that source, for tools' raw output (never through a link: logFile.ts). */
+const toolLog = (env: StepEnvironment, source: 'erp' | 'db') => logStream(env.dataDir, instanceLogFile(env.dataDir, env.instance.slug, source));
 
 async function withToolLog<T>(env: StepEnvironment, source: 'erp' | 'db', use: (log: Writable) => Promise<T>): Promise<T> {
-  await mkdir(join(instanceDir(env.dataDir, env.instance.slug), 'logs'), { recursive: true });
   const log = toolLog(env, source);
   try {
     return await use(log);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { at, lstatBeneath, openFileBeneath, openFolderBeneath } from '../fs/beneath.ts';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { assertBlobKey, assertByteRange, BlobNotFoundError, type BlobStat, type BlobStore, type BlobWriter, type ByteRange } from './blobStore.ts';
@@ -26,6 +27,13 @@ export interface FsBlobStoreOptions {
 /** What a missing file looks like: the file, or a folder on its path, is not there or not a folder. */
 const missing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
 
+/**
+ * Below `root` some folders are an instance's (its data dir, in the old layout its logs): every
+ * key is resolved one name at a time without following a link (beneath.ts), so a link an ERP's
+ * account planted at `logs/db.log` is refused instead of serving its target (the master key).
+ */
+const READ = constants.O_RDONLY | constants.O_NONBLOCK;
+
 export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions = {}): FsBlobStore {
   const root = resolve(rootDir);
   const fileMode = options.fileMode ?? 0o600;
@@ -35,12 +43,30 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
   async function openWriter(key: string): Promise<BlobWriter> {
     const path = pathOf(key);
     await mkdir(root, { recursive: true });
-    await mkdir(dirname(path), { recursive: true, mode: dirMode });
+    // The folder stays open until commit or abort: the rename happens in it, whatever its path leads to meanwhile.
+    const folder = openFolderBeneath(root, dirname(assertBlobKey(key)), { mode: dirMode });
     // Beside the target, so the rename stays on one filesystem; a hidden name is never a key.
-    const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-    const stream = createWriteStream(temp, { flags: 'wx', mode: fileMode, flush: true });
+    const name = basename(path);
+    const temp = `.${name}.${randomBytes(6).toString('hex')}.tmp`;
+    let fd: number;
+    try {
+      fd = openSync(at(folder, temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, fileMode);
+    } catch (error) {
+      closeSync(folder);
+      throw error;
+    }
+    const stream = createWriteStream('', { fd, flush: true });
     let state: 'open' | 'committed' | 'aborted' = 'open';
-    const removeTemp = () => rm(temp, { force: true });
+    let folderOpen = true;
+    const release = () => {
+      if (folderOpen) closeSync(folder);
+      folderOpen = false;
+    };
+    const removeTemp = async () => {
+      if (!folderOpen) return;
+      rmSync(at(folder, temp), { force: true });
+      release();
+    };
     // A stream destroyed before it finished (a failed pipeline) leaves no temporary file behind.
     stream.on('close', () => {
       if (state === 'open' && !stream.writableFinished) void removeTemp().catch(() => undefined);
@@ -53,7 +79,8 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
         await finished(stream);
         state = 'committed';
         try {
-          await rename(temp, path);
+          renameSync(at(folder, temp), at(folder, name));
+          release();
         } catch (error) {
           await removeTemp();
           throw error;
@@ -86,28 +113,26 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
     },
 
     async get(key: string, range?: ByteRange): Promise<Readable> {
-      const path = pathOf(key);
       if (range) assertByteRange(range);
-      const handle = await open(path, 'r').catch((error: unknown) => {
-        throw missing(error) ? new BlobNotFoundError(key) : error;
-      });
+      let fd: number;
       try {
-        if (!(await handle.stat()).isFile()) throw new BlobNotFoundError(key);
+        fd = openFileBeneath(root, assertBlobKey(key), READ);
       } catch (error) {
-        await handle.close();
+        throw missing(error) ? new BlobNotFoundError(key) : error;
+      }
+      try {
+        if (!fstatSync(fd).isFile()) throw new BlobNotFoundError(key);
+      } catch (error) {
+        closeSync(fd);
         throw error;
       }
-      return handle.createReadStream({ start: range?.start ?? 0, ...(range?.end === undefined ? {} : { end: range.end }) });
+      return createReadStream('', { fd, start: range?.start ?? 0, ...(range?.end === undefined ? {} : { end: range.end }) });
     },
 
     async stat(key): Promise<BlobStat | null> {
-      try {
-        const info = await stat(pathOf(key));
-        return info.isFile() ? { size: info.size, modifiedAt: info.mtime, generation: `${info.dev}:${info.ino}` } : null;
-      } catch (error) {
-        if (missing(error)) return null;
-        throw error;
-      }
+      // A link at the key (or on its way) is no blob: refused by lstatBeneath, or reported as a link.
+      const info = lstatBeneath(root, assertBlobKey(key));
+      return info?.isFile() ? { size: info.size, modifiedAt: info.mtime, generation: `${info.dev}:${info.ino}` } : null;
     },
 
     async delete(key) {

@@ -25,7 +25,7 @@ export function removeOneShotContainer(docker: Docker, slug: string): Promise<vo
 export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], confinement: Confinement, signal?: AbortSignal): Promise<void> {
   const what = `${[...image.command, ...args].join(' ')} (image ${image.ref})`;
   if (signal?.aborted) throw abortError(signal, what);
-  const logStart = fileSize(spec.logFile);
+  const logStart = fileSize(spec.root, spec.logFile);
   await removeOneShotContainer(docker, spec.slug);
   const container = await docker.createContainer(oneShotContainer(spec, image, mode, oneShotContainerName(spec.slug), args, confinement));
   const kill = () => void tolerating([304, 404, 409], () => container.stop({ t: ABORT_GRACE_SECONDS })).catch(() => undefined);
@@ -41,7 +41,7 @@ export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpIma
     if (signal?.aborted) throw abortError(signal, what);
     if (code === 0) return;
     const output = containerLogLines(await container.logs({ stdout: true, stderr: true, follow: false, tail: TAIL_LINES }));
-    throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.logFile, { from: logStart }), ...output].slice(-TAIL_LINES));
+    throw new ErpRunError(`${what} exited with code ${code}`, code, [...logTail(spec.root, spec.logFile, { from: logStart }), ...output].slice(-TAIL_LINES));
   } finally {
     signal?.removeEventListener('abort', kill);
     await tolerating([404, 409], () => container.remove({ force: true }));
