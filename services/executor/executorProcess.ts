@@ -73,8 +73,8 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
         databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, mailCatcher, ...job }),
         source: (log, { signal }, project) => projectSource(sourceDeps, project, log, signal),
         filestore: ({ signal }) => ({
-          copy: (from, to, log) => copyFilestore(from, to, log, { signal }),
-          extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal }),
+          copy: (from, to, log, reader) => copyFilestore(from, to, log, { signal, root: config.FORJA_DATA_DIR, reader }),
+          extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal, root: config.FORJA_DATA_DIR }),
         }),
       },
       credentials,

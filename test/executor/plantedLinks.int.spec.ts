@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
@@ -8,7 +9,9 @@ import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { ProcessRuntime } from '#services/executor/runtime/process/processRuntime.ts';
 import type { ErpRunSpec } from '#services/executor/runtime/runtime.ts';
 import { jobLog } from '#services/executor/jobs/jobLog.ts';
-import { layOutMigration } from '#services/executor/runtime/tenantFolders.ts';
+import { layOutInstance, layOutMigration } from '#services/executor/runtime/tenantFolders.ts';
+import { copyFilestore, extractFilestore } from '#services/executor/database/filestore.ts';
+import { memoryLog } from './fixtures/databaseFixtures.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { onTeardown } from '#test/support/teardown.ts';
 
@@ -122,6 +125,53 @@ describe('links an ERP account plants where root works (issue 24)', function () 
     expect(lstatSync(join(dir, 'home')).isDirectory(), 'home: a folder of its own, not the link').to.equal(true);
     expect(statSync(join(dir, 'home')).uid).to.equal(account.uid);
     expect(statSync(dir)).to.include({ uid: 0, gid: account.gid });
+  });
+
+  it('a restore never writes through filestore/<db> or filestore/<db>.partial planted as links; the tree is the instance\'s', async () => {
+    const account = tenantAccount('instance', slug)!;
+    const dir = instanceDir(root, slug);
+    layOutInstance(root, slug, account);
+    const victim = join(root, 'victim');
+    mkdirSync(victim);
+    writeFileSync(join(victim, 'kept'), 'root\'s\n');
+    const filestore = join(dir, 'filestore', 'forja_db');
+    symlinkSync(victim, filestore);
+    symlinkSync(victim, `${filestore}.partial`);
+    const source = join(root, 'source');
+    mkdirSync(join(source, 'ab'), { recursive: true });
+    writeFileSync(join(source, 'ab', 'ab12'), 'attachment\n');
+    const archive = join(root, 'filestore.tar');
+    execFileSync('tar', ['-c', '-f', archive, '-C', source, '.']);
+    expect(await extractFilestore(archive, filestore, memoryLog().stream, undefined, { root })).to.deep.equal({ files: 1 });
+    expect(readdirSync(victim), 'the link targets').to.deep.equal(['kept']);
+    expect(statSync(victim).uid).to.equal(0);
+    expect(lstatSync(filestore).isDirectory()).to.equal(true);
+    expect(statSync(join(filestore, 'ab', 'ab12')).uid, 'the restored files').to.equal(account.uid);
+    untouched();
+  });
+
+  it('a copy reads the source filestore as its tenant: a link there to a secret is refused, and the secret never copied', async () => {
+    const account = tenantAccount('instance', slug)!;
+    layOutInstance(root, slug, account);
+    const from = join(instanceDir(root, slug), 'filestore', 'forja_db');
+    mkdirSync(join(from, 'ab'), { recursive: true });
+    symlinkSync(secret, join(from, 'ab', 'ab12'));
+    execFileSync('chown', ['-R', '-h', `${account.uid}:${account.gid}`, from]);
+    const to = join(root, 'copies', 'forja_copy');
+    mkdirSync(join(root, 'copies'));
+    const refusal = await copyFilestore(from, to, memoryLog().stream, { root, reader: account }).then(() => 'copied', (error: Error) => error.message);
+    expect(refusal).to.match(/symbolic link/);
+    expect(existsSync(to)).to.equal(false);
+    // The source folder itself a link to root's files: tar, run as the tenant, cannot read them.
+    const rootsOwn = join(root, 'roots-own');
+    mkdirSync(join(rootsOwn, 'ab'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(rootsOwn, 'ab', 'ab12'), SECRET, { mode: 0o600 });
+    execFileSync('rm', ['-rf', from]);
+    symlinkSync(rootsOwn, from);
+    const denied = await copyFilestore(from, to, memoryLog().stream, { root, reader: account }).then(() => 'copied', (error: Error) => error.message);
+    expect(denied).to.match(/Permission denied/);
+    expect(existsSync(to)).to.equal(false);
+    untouched();
   });
 
   it('a migration run folder of the old layout is taken back: run.log planted as a link is removed, not appended through', async () => {

@@ -1,3 +1,4 @@
+import type { SystemUser } from '#shared/local/systemUser.ts';
 import type { UidRange } from '#shared/local/tenantAccount.ts';
 import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
@@ -14,7 +15,8 @@ export interface SourceControl {
 }
 
 export interface FilestoreOps {
-  copy(fromDir: string, toDir: string, log: Writable): Promise<unknown>;
+  /** Copies `fromDir`, read as `reader` (the tenant whose folder it is: filestore.ts). */
+  copy(fromDir: string, toDir: string, log: Writable, reader: SystemUser | null): Promise<unknown>;
   extract(archive: string, toDir: string, log: Writable): Promise<unknown>;
 }
 

@@ -54,7 +54,7 @@ export const migrationDir = (dataDir: string, slug: string): string => join(data
 
 export function migrationPaths(dataDir: string, slug: string, run: number): MigrationPaths {
   const root = migrationDir(dataDir, slug);
-  return { root, input: join(root, 'input'), filestore: join(root, 'work', 'filestore'), run: join(root, 'runs', String(run)) };
+  return { dataRoot: dataDir, root, input: join(root, 'input'), filestore: join(root, 'work', 'filestore'), run: join(root, 'runs', String(run)) };
 }
 
 /** The run's log: what Forja did, the tools' and the ERP's output. */

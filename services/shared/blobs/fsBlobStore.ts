@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, renameSync, rmSync } from 'node:fs';
 import { mkdir, rm, unlink } from 'node:fs/promises';
@@ -147,7 +148,9 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
     },
 
     async deletePrefix(prefix) {
-      await rm(pathOf(prefix), { recursive: true, force: true });
+      // Coreutils' rm: a tree that held an instance's folders may hold its links, which Node's by-path walk could be raced into following.
+      const removed = spawnSync('rm', ['-rf', '--one-file-system', '--', pathOf(prefix)], { encoding: 'utf8' });
+      if (removed.status !== 0) throw new Error(`cannot delete ${prefix}: ${removed.stderr.trim()}`);
     },
   };
 }
