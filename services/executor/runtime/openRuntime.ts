@@ -17,11 +17,11 @@ import type { Runtime } from './runtime.ts';
 export async function openRuntime(settings: ExecutorSettings, dataDir: string, logger: Logger, uidRange?: UidRange): Promise<Runtime> {
   const processRuntime = () => new ProcessRuntime({ dataDir, command: settings.FORJA_ERP_COMMAND, ...(uidRange ? { uidRange } : {}) });
   if (settings.FORJA_RUNTIME === 'process') return processRuntime();
-  if (settings.FORJA_RUNTIME === 'docker') return new DockerRuntime(dockerRuntimeOptions(settings));
+  if (settings.FORJA_RUNTIME === 'docker') return new DockerRuntime({ ...dockerRuntimeOptions(settings), ...(uidRange ? { uidRange } : {}) });
   const images = await dockerImagesPresent(settings);
   if (images.length === 0) return processRuntime();
   logger.info({ images }, 'docker engine with ERP images found: using the docker runtime');
-  return new DockerRuntime(dockerRuntimeOptions(settings));
+  return new DockerRuntime({ ...dockerRuntimeOptions(settings), ...(uidRange ? { uidRange } : {}) });
 }
 
 async function dockerImagesPresent(settings: ExecutorSettings): Promise<string[]> {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, renameSync, rmSync } from 'node:fs';
-import { mkdir, rm, unlink } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { at, lstatBeneath, openFileBeneath, openFolderBeneath } from '../fs/beneath.ts';
+import { at, LinkRefusedError, lstatBeneath, openFileBeneath, openFolderBeneath, withFolderBeneath } from '../fs/beneath.ts';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { assertBlobKey, assertByteRange, BlobNotFoundError, type BlobStat, type BlobStore, type BlobWriter, type ByteRange } from './blobStore.ts';
@@ -119,7 +119,8 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       try {
         fd = openFileBeneath(root, assertBlobKey(key), READ);
       } catch (error) {
-        throw missing(error) ? new BlobNotFoundError(key) : error;
+        // A link (or a file where a folder of keys should be) is no blob either: never served.
+        throw missing(error) || error instanceof LinkRefusedError ? new BlobNotFoundError(key) : error;
       }
       try {
         if (!fstatSync(fd).isFile()) throw new BlobNotFoundError(key);
@@ -132,14 +133,21 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
 
     async stat(key): Promise<BlobStat | null> {
       // A link at the key (or on its way) is no blob: refused by lstatBeneath, or reported as a link.
-      const info = lstatBeneath(root, assertBlobKey(key));
+      let info: ReturnType<typeof lstatBeneath>;
+      try {
+        info = lstatBeneath(root, assertBlobKey(key));
+      } catch (error) {
+        if (missing(error) || error instanceof LinkRefusedError) return null;
+        throw error;
+      }
       return info?.isFile() ? { size: info.size, modifiedAt: info.mtime, generation: `${info.dev}:${info.ino}` } : null;
     },
 
     async delete(key) {
-      const path = pathOf(key);
+      const path = assertBlobKey(key);
       try {
-        await unlink(path);
+        // In the folder opened without following links: a link on the way is refused, not walked through.
+        withFolderBeneath(root, dirname(path), (fd) => unlinkSync(at(fd, basename(path))));
       } catch (error) {
         // A folder of other keys is no blob: there is nothing at this key to delete.
         if (missing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return;
