@@ -184,6 +184,9 @@ describe('links an ERP account plants where root works (issue 24)', function () 
     untouched();
     expect(statSync(run)).to.include({ uid: 0 });
     expect(lstatSync(join(run, 'run.log')).isFile()).to.equal(true);
-    expect(existsSync(join(root, 'migrations', slug, 'work', 'filestore'))).to.equal(true);
+    const account = tenantAccount('migration', slug)!;
+    expect(statSync(join(root, 'migrations', slug)), 'the migration\'s folder, traversed by its account').to.include({ uid: 0, gid: account.gid });
+    expect(statSync(join(root, 'migrations', slug, 'work'))).to.include({ uid: 0, gid: account.gid });
+    expect(statSync(join(root, 'migrations', slug, 'work', 'filestore')).uid).to.equal(account.uid);
   });
 });

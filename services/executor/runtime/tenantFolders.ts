@@ -56,7 +56,9 @@ export function layOutMigration(root: string, slug: string, account: SystemUser 
 
 /** The data dir `dir` below `parent` (both made when missing), its leaves handed to `account`. */
 function layOut(root: string, parent: string, dir: string, account: SystemUser | null): void {
-  ensure(root, parent, account ? ROOT : null, parent.includes('/') ? TRAVERSED : TOP);
+  // `instances/` lists no tenant's folder to another; a migration's own folder is traversed by its account.
+  const nested = parent.includes('/');
+  ensure(root, parent, account ? (nested ? { uid: 0, gid: account.gid } : ROOT) : null, nested ? TRAVERSED : TOP);
   ensure(root, dir, account ? { uid: 0, gid: account.gid } : null, TRAVERSED);
   removeLinks(root, dir);
   for (const leaf of TENANT_LEAVES) {
