@@ -26,6 +26,7 @@ import type { JobEnvironment } from './jobs/jobRunner.ts';
 import { recoverAfterRestart, stopErpServers } from './platformLifecycle.ts';
 import { parsePortRange, portAllocator } from './ports/portAllocator.ts';
 import { openRuntime } from './runtime/openRuntime.ts';
+import { parseUidRange, tenantIsolation } from '#shared/local/tenantAccount.ts';
 import { consumeWork } from './workConsumers.ts';
 import type { MigrationEnvironment } from './migration/migrationHost.ts';
 import { migrationWork } from './migration/migrationWork.ts';
@@ -54,7 +55,8 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     await migrateSecrets(infra.db);
     const readModel = readModelOf(infra.db);
     const erpServer = await openErpDatabaseServer(settings.FORJA_ERP_DATABASE_URL, config.FORJA_DATA_DIR);
-    const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger);
+    const uidRange = parseUidRange(config.FORJA_TENANT_UID_RANGE);
+    const runtime = await openRuntime(settings, config.FORJA_DATA_DIR, logger, uidRange);
     const ackWaitMs = settings.FORJA_JOB_ACK_WAIT_S * 1000;
     const gitAccess = gitAccessFrom(config);
     const { masterKey } = resolvePlatformSecrets(config);
@@ -72,13 +74,14 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
         databases: (log, job) => erpDatabases({ adminUrl: erpServer.adminUrl, log, credentials, restoreJobs, mailCatcher, mailboxLogin: (slug) => mailboxLogin(masterKey, slug), ...job }),
         source: (log, { signal }, project) => projectSource(sourceDeps, project, log, signal),
         filestore: ({ signal }) => ({
-          copy: (from, to, log) => copyFilestore(from, to, log, { signal }),
-          extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal }),
+          copy: (from, to, log, reader) => copyFilestore(from, to, log, { signal, root: config.FORJA_DATA_DIR, reader }),
+          extract: (archive, toDir, log) => extractFilestore(archive, toDir, log, filestoreLimits(settings), { signal, root: config.FORJA_DATA_DIR }),
         }),
       },
       credentials,
       erpDatabaseServer: erpServer.server,
       dataDir: config.FORJA_DATA_DIR,
+      uidRange,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
       ports: portAllocator({ range: parsePortRange(settings.FORJA_ERP_PORTS), reserved: () => keptPorts(readModel) }),
       heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
@@ -96,6 +99,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       bus: infra.bus,
       logger,
       dataDir: config.FORJA_DATA_DIR,
+      uidRange,
       runtime,
       databases: env.tools.databases,
       credentials,
@@ -117,7 +121,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
     );
     return {
       name: 'executor',
-      describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} instance jobs and ${settings.FORJA_MIGRATION_CONCURRENCY} migration run(s) at once`, erpServer.describe],
+      describe: () => [`${runtime.describe()}; ${settings.FORJA_EXECUTOR_CONCURRENCY} instance jobs and ${settings.FORJA_MIGRATION_CONCURRENCY} migration run(s) at once`, `tenant isolation: ${tenantIsolation()}`, erpServer.describe],
       async stop() {
         sweep.stop();
         abort.abort();

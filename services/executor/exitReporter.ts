@@ -18,7 +18,7 @@ import type { Runtime } from './runtime/runtime.ts';
  */
 export function reportUnexpectedExits(options: { store: EventStore; runtime: Runtime; dataDir: string; logger: Logger }) {
   const report = async (slug: string, exitCode: number | null) => {
-    const tail = logTail(instanceLogFile(options.dataDir, slug, 'erp'));
+    const tail = logTail(options.dataDir, instanceLogFile(options.dataDir, slug, 'erp'));
     const result = await handleCommand(options.store, instanceDecider, instanceStream(slug), { type: 'ReportProcessExit', exitCode, logTail: tail }, { metadata: causedByLast('exit-reporter') });
     if (result.events.length) options.logger.warn({ slug, exitCode }, 'ERP exited unexpectedly; instance marked failed');
   };

@@ -1,26 +1,26 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openLogRead } from './logFile.ts';
 
-/** The size of a file, 0 when it does not exist: where a run's own log lines will start. */
-export function fileSize(path: string): number {
+/** The size of a log below `root`, 0 when it does not exist: where a run's own log lines will start. */
+export function fileSize(root: string, path: string): number {
+  const fd = openLogRead(root, path);
+  if (fd === null) return 0;
   try {
-    return statSync(path).size;
-  } catch {
-    return 0;
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
   }
 }
 
 /**
- * The last `count` non-empty lines of a log written since byte `from` (a file that shrank is read
- * from its start), reading at most its last 64 KiB; none when it does not exist. What a failed
- * step or run shows of why it failed.
+ * The last `count` non-empty lines of a log below `root` written since byte `from` (a file that
+ * shrank is read from its start), reading at most its last 64 KiB; none when it does not exist.
+ * What a failed step or run shows of why it failed, so it is read without following a link
+ * (logFile.ts): a tail must never copy another file into an event.
  */
-export function logTail(path: string, { from = 0, count = 20 }: { from?: number; count?: number } = {}): string[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
+export function logTail(root: string, path: string, { from = 0, count = 20 }: { from?: number; count?: number } = {}): string[] {
+  const fd = openLogRead(root, path);
+  if (fd === null) return [];
   try {
     const size = fstatSync(fd).size;
     const start = Math.max(size < from ? 0 : from, size - 64 * 1024);

@@ -1,5 +1,6 @@
 import { instanceMailPrefix, instancePrefix } from '#shared/blobs/blobKeys.ts';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
+import { removeTenantAccount } from '#shared/local/tenantAccount.ts';
 
 /**
  * What purging an instance does to its files, run by the executor on `InstancePurged`: deletes its
@@ -10,4 +11,6 @@ import type { BlobStore } from '#shared/blobs/blobStore.ts';
 export async function purgeInstanceFiles(blobs: BlobStore, slug: string): Promise<void> {
   await blobs.deletePrefix(instancePrefix(slug));
   await blobs.deletePrefix(instanceMailPrefix(slug));
+  // Its files are gone, so its OS account owns nothing any more (tenantAccount.ts).
+  removeTenantAccount('instance', slug);
 }

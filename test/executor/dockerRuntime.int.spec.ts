@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { expect } from 'chai';
 import type Docker from 'dockerode';
 import pg from 'pg';
 import { freePort } from '#shared/local/freePort.ts';
+import { removeTenantAccount, tenantAccount } from '#shared/local/tenantAccount.ts';
+import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { DockerRuntime } from '#services/executor/runtime/docker/dockerRuntime.ts';
 import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
 import { ErpRunError, type ErpDatabaseServer, type ErpRunSpec } from '#services/executor/runtime/runtime.ts';
 import { testEngine } from '#test/support/podman.ts';
 import { createTestDatabase, testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
+import { onTeardown } from '#test/support/teardown.ts';
 import { testStandinImage } from '#test/support/standinImage.ts';
 import { waitUntil } from '#test/support/wait.ts';
 
@@ -54,9 +57,22 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
   async function newSpec(overrides: Partial<ErpRunSpec> = {}): Promise<ErpRunSpec> {
     const slug = `t${randomBytes(4).toString('hex')}`;
     slugs.push(slug);
-    const dir = runDir(`instance-${slug}`);
+    const root = runDir(`instance-${slug}`);
+    onTeardown(async () => removeTenantAccount('instance', slug));
     const database = new URL(await createTestDatabase('erp')).pathname.slice(1);
-    return { slug, erpVersion: VERSION, edition: 'community', database, db, sourceDir: null, dataDir: join(dir, 'data'), logFile: join(dir, 'logs', 'erp.log'), ...overrides };
+    return {
+      slug,
+      erpVersion: VERSION,
+      edition: 'community',
+      database,
+      db,
+      sourceDir: null,
+      dataDir: instanceDir(root, slug),
+      logFile: instanceLogFile(root, slug, 'erp'),
+      root,
+      tenant: { kind: 'instance', slug },
+      ...overrides,
+    };
   }
 
   const byLabel = (slug: string) => ({ filters: { label: [`forja.instance=${slug}`] } });
@@ -91,6 +107,16 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
     expect(info.Config.Labels).to.include({ 'forja.instance': spec.slug, [`traefik.http.routers.forja-${spec.slug}.rule`]: `Host(\`${spec.slug}.forja.test\`)` });
     // Issue 10, item 7: not root, no capabilities, no privilege gain, bounded memory and processes.
     expect(info.Config.User).to.not.be.oneOf(['', 'root', '0', '0:0', undefined]);
+    // Issue 24: the instance's own account, and only its writable leaves mounted (no folder root writes in, its logs least of all).
+    if (process.getuid?.() === 0) {
+      const account = tenantAccount('instance', spec.slug)!;
+      expect(info.Config.User).to.equal(`${account.uid}:${account.gid}`);
+      // An engine may add its own options after ro (podman: `ro,rprivate,rbind`).
+      const writable = (info.HostConfig.Binds ?? []).map((bind) => bind.split(':')).filter(([, , options = '']) => !options.split(',').includes('ro')).map(([source]) => source!);
+      expect(writable.map((source) => basename(source)).sort()).to.deep.equal(['addons', 'filestore', 'home', 'sessions']);
+      for (const source of writable) expect(statSync(source).uid, source).to.equal(account.uid);
+      await waitUntil(() => readFileSync(spec.logFile, 'utf8').includes('HTTP service'), 'the server\'s output, followed into its log', 10_000);
+    }
     // Engines report CapDrop differently (docker: ALL; podman: the list it dropped): the ERP process's own capabilities tell.
     expect(/^CapEff:\s+(\w+)/m.exec(readFileSync(`/proc/${info.State.Pid}/status`, 'utf8'))?.[1]).to.match(/^0+$/);
     expect(info.HostConfig.SecurityOpt?.join(' ')).to.match(/no-new-privileges/);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { freePort } from '#shared/local/freePort.ts';
+import { removeTenantAccount, tenantAccountName } from '#shared/local/tenantAccount.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { ProcessRuntime, type ProcessRuntimeOptions } from '#services/executor/runtime/process/processRuntime.ts';
 import { pidFilePath, readPidFile, writePidFile } from '#services/executor/runtime/process/pidFile.ts';
@@ -74,7 +75,10 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
       sourceDir: null,
       dataDir: instanceDir(root, slug),
       logFile: instanceLogFile(root, slug, 'erp'),
+      root,
+      tenant: { kind: 'instance', slug },
     };
+    onTeardown(async () => removeTenantAccount('instance', slug));
     // Whatever happens to the tests, no ERP outlives the run (registered after runDir: runs before the folder goes).
     onTeardown(async () => {
       for (const pid of erpPids(spec.database)) process.kill(pid, 'SIGKILL');
@@ -117,16 +121,20 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     expect(readFileSync(spec.logFile, 'utf8')).to.include(`HTTP service (werkzeug) running on 127.0.0.1:${record!.port}`);
   });
 
-  it('runs the ERP as the unprivileged forja-erp user when the executor is root, owning only what it writes (issue 10, item 7)', async function () {
+  it('runs the ERP as the instance\'s own account when the executor is root, owning only the leaves it writes (issues 10 and 24)', async function () {
     if (process.getuid?.() !== 0) this.skip();
     const record = pidFile()!;
     const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${record.pid}/status`, 'utf8'))?.[1];
-    const erpUser = Number(execFileSync('id', ['-u', 'forja-erp'], { encoding: 'utf8' }).trim());
+    const erpUser = Number(execFileSync('id', ['-u', tenantAccountName('instance', spec.slug)], { encoding: 'utf8' }).trim());
     expect(Number(uid)).to.equal(erpUser).and.not.equal(0);
-    expect(statSync(spec.logFile).uid, 'its log').to.equal(erpUser);
-    expect(statSync(spec.dataDir).uid, 'its data dir').to.equal(erpUser);
+    expect(statSync(spec.logFile).uid, 'its log is root\'s').to.equal(0);
+    expect(statSync(join(spec.dataDir, 'logs')).mode & 0o777, 'its log folder').to.equal(0o700);
+    expect(statSync(spec.dataDir).uid, 'its data dir is root\'s').to.equal(0);
+    expect(statSync(spec.dataDir).mode & 0o777, 'its data dir').to.equal(0o750);
+    for (const leaf of ['filestore', 'sessions', 'addons', 'home']) expect(statSync(join(spec.dataDir, leaf)).uid, leaf).to.equal(erpUser);
     const environ = readFileSync(`/proc/${record.pid}/environ`, 'utf8').split('\0');
-    expect(environ).to.include(`HOME=${spec.dataDir}`);
+    expect(environ).to.include(`HOME=${join(spec.dataDir, 'home')}`);
+    expect(readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0')).not.to.include('--logfile');
     // The stand-in's version is the one FORJA_ variable it gets: none of the executor's settings or secrets.
     expect(environ.filter((line) => /^(FORJA_|DATABASE_URL|NATS_URL)/.test(line))).to.deep.equal([`FORJA_STANDIN_VERSION=${spec.erpVersion}`]);
   });

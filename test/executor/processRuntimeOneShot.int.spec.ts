@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { groupMembers } from '#shared/platform/processGroup.ts';
-import { erpAccount } from '#services/executor/runtime/erpAccount.ts';
+import { removeTenantAccount, tenantAccount } from '#shared/local/tenantAccount.ts';
 import { oneShotPidFilePath, oneShotRecordOf, readOneShotFile, writePidFile } from '#services/executor/runtime/process/pidFile.ts';
 import { ProcessRuntime } from '#services/executor/runtime/process/processRuntime.ts';
 import type { ErpRunSpec } from '#services/executor/runtime/runtime.ts';
@@ -16,14 +16,14 @@ import { recordedPids, running } from './fixtures/processes.ts';
 
 /**
  * A stand-in ERP command for one-shot runs, told what to do by its last argument. It records
- * its pids in `pids` in its working folder (the instance's): its own first, then its children's.
+ * its pids in `home/pids` below its working folder (the instance's, which only root writes): its own first, then its children's.
  */
 const FAKE_ERP = `#!/bin/sh
 for last; do :; done
 case "$last" in
-  hang) echo $$ > pids; sleep 60 & echo $! >> pids; wait ;;
-  stubborn) trap '' TERM; echo $$ > pids; sleep 60 & echo $! >> pids; wait ;;
-  leave) sleep 60 & echo $! > pids; exit 0 ;;
+  hang) echo $$ > home/pids; sleep 60 & echo $! >> home/pids; wait ;;
+  stubborn) trap '' TERM; echo $$ > home/pids; sleep 60 & echo $! >> home/pids; wait ;;
+  leave) sleep 60 & echo $! > home/pids; exit 0 ;;
   *) exit 0 ;;
 esac
 `;
@@ -40,10 +40,10 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
   let root: string;
   let runtime: ProcessRuntime;
   let spec: ErpRunSpec;
-  /** Who the runtime runs the ERP as (forja-erp when root): what survivors are simulated as. */
-  const erpUser = erpAccount();
+  /** Who the runtime runs the instance's ERP as (its own account when root): what survivors are simulated as. */
+  const erpUser = () => tenantAccount('instance', spec.slug);
   const pidFile = () => oneShotPidFilePath(root, spec.slug);
-  const pids = () => recordedPids(join(spec.dataDir, 'pids'));
+  const pids = () => recordedPids(join(spec.dataDir, 'home', 'pids'));
   const rejection = (promise: Promise<unknown>) => promise.then(() => expect.fail('the run should have been rejected'), (error: Error) => error);
 
   before(() => {
@@ -63,7 +63,10 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
       sourceDir: null,
       dataDir: instanceDir(root, slug),
       logFile: instanceLogFile(root, slug, 'erp'),
+      root,
+      tenant: { kind: 'instance', slug },
     };
+    onTeardown(async () => removeTenantAccount('instance', slug));
   });
   after(async () => {
     await runtime.close();
@@ -73,7 +76,8 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
   async function survivor({ leaderExits = false } = {}): Promise<number> {
     mkdirSync(spec.dataDir, { recursive: true });
     const script = leaderExits ? 'sleep 60 & exit 0' : 'sleep 60 & wait';
-    const as = erpUser ? { uid: erpUser.uid, gid: erpUser.gid } : {};
+    const user = erpUser();
+    const as = user ? { uid: user.uid, gid: user.gid } : {};
     const leader = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore', ...as });
     const pid = leader.pid!;
     onTeardown(async () => {
@@ -153,8 +157,8 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
     process.kill(-leader, 'SIGKILL');
   });
 
-  it('never signals a process of another user, though customer code could write such a record (the ERP owns the folder)', async function () {
-    if (!erpUser) this.skip(); // the ERP runs as the executor's own user: nothing to guard
+  it('never signals a process of another user, though customer code could write such a record (an earlier layout gave the ERP the folder)', async function () {
+    if (!erpUser()) this.skip(); // the ERP runs as the executor's own user: nothing to guard
     const stranger = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' }); // root's
     onTeardown(async () => void stranger.kill('SIGKILL'));
     mkdirSync(spec.dataDir, { recursive: true });

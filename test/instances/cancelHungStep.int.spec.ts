@@ -33,7 +33,7 @@ describe('destroying an instance whose step hangs', function () {
     const dir = runDir('hung-erp');
     const shared = join(dir, 'pids');
     mkdirSync(shared);
-    chmodSync(shared, 0o777); // the ERP runs as forja-erp when the tests run as root
+    chmodSync(shared, 0o777); // the ERP runs as the instance's own account when the tests run as root
     pidFile = join(shared, 'install.pid');
     // An ERP whose one-shot runs (module installs) hang for ten minutes; the server is the stand-in.
     const command = join(dir, 'odoo-bin');

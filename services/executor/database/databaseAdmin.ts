@@ -17,7 +17,11 @@ export interface DatabaseAdmin {
   /** Drops the database, then creates it empty, owned by the instance's role (created or re-asserted first). */
   recreate(name: string, owner: InstanceCredentials): Promise<void>;
   /** Creates the instance's role, or sets its attributes and password again. */
-  ensureRole(owner: InstanceCredentials): Promise<void>;
+  /**
+   * Creates or heals the role; with `database`, an existing database of it also loses PUBLIC's
+   * CONNECT (databases made before Forja revoked it): no other instance's role may connect to it.
+   */
+  ensureRole(owner: InstanceCredentials, database?: string): Promise<void>;
   /**
    * Drops `name`, then creates it `TEMPLATE template` owned by `owner` (objects inside keep their
    * owners): a file-level copy, which needs `template` idle, so its other connections are ended first.
@@ -126,7 +130,11 @@ export function databaseAdmin(adminUrl: string, log: Writable, session: SessionO
         const owner = rows[0]?.owner;
         if (owner !== undefined && owner !== name && !(await exists(client, owner))) await dropInstanceRole(client, owner);
       }),
-    ensureRole: (owner) => withClient((client) => ensureRoleIn(client, owner)),
+    ensureRole: (owner, database) =>
+      withClient(async (client) => {
+        await ensureRoleIn(client, owner);
+        if (database !== undefined && (await exists(client, database))) await client.query(`revoke all on database ${pg.escapeIdentifier(database)} from public`);
+      }),
     recreate: (name, owner) =>
       withClient(async (client) => {
         logLine(log, `recreating database ${name}`);

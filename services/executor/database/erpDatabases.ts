@@ -60,7 +60,7 @@ export interface ErpDatabases {
   drop(name: string): Promise<void>;
   /** Drops (as `drop`) and creates the database empty, owned by its own role (NOSUPERUSER, NOCREATEDB, NOCREATEROLE). */
   recreate(name: string): Promise<void>;
-  /** Creates the database's role, or sets its attributes and password again (before the ERP connects as it). */
+  /** Creates the database's role, or sets its attributes and password again (before the ERP connects as it), and takes PUBLIC's CONNECT off the database when it exists (one made before Forja revoked it). */
   ensureRole(name: string): Promise<void>;
   /**
    * Recreates `to` as a copy of `from`, streamed through `pg_dump -Fc | pg_restore --no-owner
@@ -148,7 +148,7 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
     exists: (name) => abortable(`looking up database ${name}`, () => admin.exists(checked(name))),
     drop: (name) => logged(`dropping database ${name}`, () => admin.drop(checked(name))),
     recreate: (name) => logged(`recreating database ${name}`, () => admin.recreate(checked(name), owned(name).owner)),
-    ensureRole: (name) => logged(`setting up the role of ${name}`, () => admin.ensureRole(owned(name).owner)),
+    ensureRole: (name) => logged(`setting up the role of ${name}`, () => admin.ensureRole(owned(name).owner, name)),
 
     clone: (from, to) =>
       logged(`copying database ${from} to ${to}`, async () => {

@@ -1,8 +1,10 @@
-import { cp, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Owner } from '#shared/fs/beneath.ts';
 import type { Writable } from 'node:stream';
 import { throwIfAborted } from '../abortError.ts';
 import { DEFAULT_FILESTORE_LIMITS, type FilestoreLimits } from './filestoreLimits.ts';
+import { existsAs, openStaging, tarAs, type Staging } from './filestoreStaging.ts';
 import { logLine } from './logLine.ts';
 import { unpackFilestore } from './unpackFilestore.ts';
 
@@ -17,40 +19,57 @@ const HASH_FOLDER = /^[0-9a-f]{2}$/;
 /** The job's signal: once it fired, the old filestore is kept and the call rejects with the abort's reason. */
 export interface FilestoreOptions {
   signal?: AbortSignal;
+  /**
+   * Forja's folder the destination lies below (FORJA_DATA_DIR): the destination's parent is
+   * opened from it without following links, and staging happens in its `staging/`. Default: the
+   * folder above the destination's parent (trusted as it is).
+   */
+  root?: string;
 }
 
+export interface CopyOptions extends FilestoreOptions {
+  /** The account that owns `fromDir` (another instance's, a migration's): it is read as that account. Null: as Forja. */
+  reader?: Owner | null;
+}
+
+/** A copy only reads what its tenant wrote: the upload limits do not apply. */
+const NO_LIMITS: FilestoreLimits = { maxBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER, maxRatio: Number.MAX_SAFE_INTEGER };
+
 /**
- * Makes `toDir` a copy of `fromDir`, replacing what was there. The copy is built beside `toDir`
- * and renamed into place, so an interrupted copy never passes for a complete one, and a re-run
- * starts over. A missing `fromDir` (an ERP that never stored an attachment) gives an empty `toDir`.
+ * Makes `toDir` a copy of `fromDir`, replacing what was there. `fromDir` is read as `reader`
+ * (tar, run as its tenant) and unpacked by Forja's checked unpacker in a staging folder, then
+ * swapped in (filestoreStaging.ts), so an interrupted copy never passes for a complete one and a
+ * re-run starts over. A missing `fromDir` (an ERP that never stored an attachment) gives an empty `toDir`.
  */
-export async function copyFilestore(fromDir: string, toDir: string, log: Writable, { signal }: FilestoreOptions = {}): Promise<{ files: number; sourceExisted: boolean }> {
+export async function copyFilestore(fromDir: string, toDir: string, log: Writable, { signal, root, reader = null }: CopyOptions = {}): Promise<{ files: number; sourceExisted: boolean }> {
   const from = resolve(fromDir);
   const to = resolve(toDir);
   if (from === to || to.startsWith(from + sep) || from.startsWith(to + sep)) throw new Error(`cannot copy filestore ${from} to ${to}: one holds the other`);
   const what = `copying filestore ${from} to ${to}`;
   throwIfAborted(signal, what);
-  const staging = await freshStaging(to);
-  const sourceExisted = (await lstat(from).catch(() => null)) !== null;
+  const staging = openStaging(root ?? dirname(dirname(to)));
+  const sourceExisted = existsAs(from, reader);
   try {
+    const tree = join(staging.dir, 'tree');
+    await mkdir(tree);
     if (sourceExisted) {
-      logLine(log, `copying filestore ${from} to ${to}`);
-      // cp takes no signal; its filter, asked before each file, stops it.
-      const stopOnAbort = {
-        filter: () => {
-          throwIfAborted(signal, what);
-          return true;
-        },
-      };
-      await cp(from, staging, { recursive: true, preserveTimestamps: true, errorOnExist: true, force: false, ...stopOnAbort });
+      logLine(log, what);
+      const archive = join(staging.dir, 'copy.tar');
+      await tarAs(from, archive, reader, signal).catch((error: unknown) => {
+        throwIfAborted(signal, what);
+        throw error;
+      });
+      await unpackFilestore(archive, tree, NO_LIMITS, signal).catch((error: unknown) => {
+        throwIfAborted(signal, what);
+        throw new Error(`filestore refused: ${(error as Error).message}`, { cause: error });
+      });
     } else {
       logLine(log, `filestore ${from} does not exist: ${to} starts empty`);
     }
     throwIfAborted(signal, what);
-    return { files: await replaceWith(staging, staging, to, log), sourceExisted };
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    throw error;
+    return { files: await replaceWith(tree, staging, to, log), sourceExisted };
+  } finally {
+    staging.remove();
   }
 }
 
@@ -60,49 +79,40 @@ export async function copyFilestore(fromDir: string, toDir: string, log: Writabl
  * manifest.json, filestore/) gives its filestore. The archive is refused, and the old filestore
  * kept, when it would pass `limits` (checked entry by entry before anything is written, so a bomb
  * never fills the disk), or holds a path leading out of the folder, a link or a special file (see
- * unpackFilestore).
+ * unpackFilestore). It is unpacked in a staging folder only root reaches (filestoreStaging.ts).
  */
 export async function extractFilestore(
   archiveFile: string,
   toDir: string,
   log: Writable,
   limits: FilestoreLimits = DEFAULT_FILESTORE_LIMITS,
-  { signal }: FilestoreOptions = {},
+  { signal, root }: FilestoreOptions = {},
 ): Promise<{ files: number }> {
   const to = resolve(toDir);
   throwIfAborted(signal, `extracting filestore archive ${archiveFile}`);
-  const staging = await freshStaging(to);
+  const staging = openStaging(root ?? dirname(dirname(to)));
   try {
+    const tree = join(staging.dir, 'tree');
+    await mkdir(tree);
     logLine(log, `extracting filestore archive ${archiveFile} into ${to}`);
-    await unpackFilestore(archiveFile, staging, limits, signal).catch((error: unknown) => {
+    await unpackFilestore(archiveFile, tree, limits, signal).catch((error: unknown) => {
       throwIfAborted(signal, `extracting filestore archive ${archiveFile}`);
       const message = `cannot extract filestore archive ${archiveFile}: ${error instanceof Error ? error.message : String(error)}`;
       logLine(log, message);
       throw new Error(message, { cause: error });
     });
-    const root = await filestoreRoot(staging);
-    if (root !== staging) logLine(log, `filestore archive: using its folder ${relative(staging, root)}/`);
-    return { files: await replaceWith(root, staging, to, log) };
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    throw error;
+    const found = await filestoreRoot(tree);
+    if (found !== tree) logLine(log, `filestore archive: using its folder ${relative(tree, found)}/`);
+    return { files: await replaceWith(found, staging, to, log) };
+  } finally {
+    staging.remove();
   }
 }
 
-async function freshStaging(to: string): Promise<string> {
-  const staging = `${to}.partial`;
-  await rm(staging, { recursive: true, force: true });
-  await mkdir(dirname(to), { recursive: true });
-  await mkdir(staging);
-  return staging;
-}
-
-/** Checks and counts `root`, then swaps it in for `to` and removes what is left of `staging`. */
-async function replaceWith(root: string, staging: string, to: string, log: Writable): Promise<number> {
-  const files = await countRegularFiles(root, root);
-  await rm(to, { recursive: true, force: true });
-  await rename(root, to);
-  await rm(staging, { recursive: true, force: true });
+/** Checks and counts `tree`, then swaps it in for `to` (the rest of the staging folder goes with it). */
+async function replaceWith(tree: string, staging: Staging, to: string, log: Writable): Promise<number> {
+  const files = await countRegularFiles(tree, tree);
+  staging.swapIn(tree, to);
   logLine(log, `filestore ${to} ready: ${files} file(s)`);
   return files;
 }

@@ -38,8 +38,10 @@ export interface ToolOptions {
   log: Writable;
   /** `pipe` to feed the tool's stdin, `ignore` otherwise. */
   stdin?: 'pipe' | 'ignore';
-  /** `pipe` to read the tool's stdout (a dump), `ignore` otherwise. */
-  stdout?: 'pipe' | 'ignore';
+  /** `pipe` to read the tool's stdout (a dump), `ignore` otherwise, or a descriptor (a file Forja opened) to write it to. */
+  stdout?: 'pipe' | 'ignore' | number;
+  /** Runs the tool as this account (a tenant's, reading its own folder), not as Forja. */
+  as?: { uid: number; gid: number } | null;
   /** Sees every stderr line, for callers that judge more than the last few. */
   onStderrLine?: (line: string) => void;
   /** The job's signal: when it fires the tool's process group gets SIGTERM, then SIGKILL after `killGraceMs`. */
@@ -54,7 +56,7 @@ export interface ToolOptions {
  * leads a process group of its own, so an abort stops whatever it started too.
  */
 export function startTool(command: string, args: string[], options: ToolOptions): { child: ChildProcess; exit: Promise<ToolExit> } {
-  const child = spawn(command, args, { env: options.env ?? process.env, detached: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'] });
+  const child = spawn(command, args, { env: options.env ?? process.env, detached: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'], ...(options.as ?? {}) });
   const graceMs = options.killGraceMs ?? ABORT_GRACE_MS;
   const abort = stopGroupOnAbort(child, options.signal, graceMs, () =>
     logLine(options.log, `${command}: aborted, stopping it (SIGTERM, SIGKILL after ${graceMs} ms)`),

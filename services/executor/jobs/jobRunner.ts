@@ -4,6 +4,7 @@ import type { Bus, WorkMessage } from '#shared/bus/bus.ts';
 import { systemMetadata } from '#shared/decider/systemMetadata.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
+import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { done } from '#shared/workflow/stepOutcome.ts';
 import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.ts';
@@ -12,6 +13,7 @@ import { instanceDecider, type InstanceCommand } from '#services/instances/domai
 import { instanceStream, type InstanceEvent, type InstanceState, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
+import { layOutInstance } from '../runtime/tenantFolders.ts';
 import { jobLog } from './jobLog.ts';
 import { logTail } from '../logTail.ts';
 import type { JobTools, StepEnvironment } from './stepEnvironment.ts';
@@ -51,6 +53,8 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
     sourceDir: instance.gitRepo ? join(dir, 'src') : null,
     dataDir: dir,
     logFile: instanceLogFile(env.dataDir, instance.slug, 'erp'),
+    root: env.dataDir,
+    tenant: { kind: 'instance', slug: instance.slug },
   };
 }
 
@@ -68,8 +72,8 @@ const INSTANCE_STEPS: StepRegistry<InstanceContext> = Object.fromEntries(Object.
 
 /** The instance stream as the workflow runner's host. */
 function instanceHost(env: JobEnvironment, slug: string, jobId: string): WorkflowHost<InstanceState, InstanceCommand, InstanceEvent, InstanceContext> {
-  const erpLog = jobLog(instanceLogFile(env.dataDir, slug, 'erp'));
-  const dbLog = jobLog(instanceLogFile(env.dataDir, slug, 'db'));
+  const erpLog = jobLog(env.dataDir, instanceLogFile(env.dataDir, slug, 'erp'));
+  const dbLog = jobLog(env.dataDir, instanceLogFile(env.dataDir, slug, 'db'));
   return {
     kind: 'instance',
     id: slug,
@@ -85,7 +89,7 @@ function instanceHost(env: JobEnvironment, slug: string, jobId: string): Workflo
     log: erpLog,
     failureTail(step, error) {
       env.logger.warn({ slug, jobId, step: step.id, err: error }, 'step failed');
-      return (error as { logTail?: string[] }).logTail ?? logTail(instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step.type) ? 'db' : 'erp'));
+      return (error as { logTail?: string[] }).logTail ?? logTail(env.dataDir, instanceLogFile(env.dataDir, slug, DATABASE_STEPS.includes(step.type) ? 'db' : 'erp'));
     },
   };
 }
@@ -101,6 +105,8 @@ function instanceHost(env: JobEnvironment, slug: string, jobId: string): Workflo
 export async function runJob(message: WorkMessage, env: JobEnvironment, signal: AbortSignal): Promise<void> {
   const request = message.json<JobRequest>();
   const { slug, jobId } = request.data;
+  // Before the first log line: an instance of an earlier layout is converted (its planted links removed).
+  layOutInstance(env.dataDir, slug, tenantAccount('instance', slug, env.uidRange));
   const causedBy = { id: request.eventId, metadata: request.metadata };
   await runWorkflowJob(instanceHost(env, slug, jobId), {
     store: env.store,

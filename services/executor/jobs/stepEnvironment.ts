@@ -1,3 +1,5 @@
+import type { SystemUser } from '#shared/local/systemUser.ts';
+import type { UidRange } from '#shared/local/tenantAccount.ts';
 import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
@@ -13,7 +15,8 @@ export interface SourceControl {
 }
 
 export interface FilestoreOps {
-  copy(fromDir: string, toDir: string, log: Writable): Promise<unknown>;
+  /** Copies `fromDir`, read as `reader` (the tenant whose folder it is: filestore.ts). */
+  copy(fromDir: string, toDir: string, log: Writable, reader: SystemUser | null): Promise<unknown>;
   extract(archive: string, toDir: string, log: Writable): Promise<unknown>;
 }
 
@@ -46,6 +49,8 @@ export interface StepEnvironment {
   /** The role an instance database belongs to: what the ERP and the tools connect as. */
   credentials: (database: string) => InstanceCredentials;
   dataDir: string;
+  /** FORJA_TENANT_UID_RANGE, for the instance's own account (tenantFolders.ts); the default range when unset. */
+  uidRange?: UidRange;
   healthTimeoutMs: number;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */
   ports: PortAllocator;

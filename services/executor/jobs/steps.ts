@@ -1,22 +1,23 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { at, lstatBeneath, withFolderBeneath } from '#shared/fs/beneath.ts';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { assertBlobKey } from '#shared/blobs/blobStore.ts';
 import { instanceDir, instanceLogFile, uploadDir } from '#shared/platform/dataPaths.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import { filestoreDir } from '../database/filestore.ts';
+import { below, logStream } from '../logFile.ts';
+import { removeTree } from '../runtime/tenantFolders.ts';
 import { databaseManagerOpen, waitForHealth } from './healthCheck.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
-/** A writable appending to the instance's log of that source, for tools' raw output. */
-function toolLog(env: StepEnvironment, source: 'erp' | 'db') {
-  return createWriteStream(instanceLogFile(env.dataDir, env.instance.slug, source), { flags: 'a' });
-}
+/** A writable appending to the instance's log of that source, for tools' raw output (never through a link: logFile.ts). */
+const toolLog = (env: StepEnvironment, source: 'erp' | 'db') => logStream(env.dataDir, instanceLogFile(env.dataDir, env.instance.slug, source));
 
 async function withToolLog<T>(env: StepEnvironment, source: 'erp' | 'db', use: (log: Writable) => Promise<T>): Promise<T> {
-  await mkdir(join(instanceDir(env.dataDir, env.instance.slug), 'logs'), { recursive: true });
   const log = toolLog(env, source);
   try {
     return await use(log);
@@ -74,10 +75,10 @@ const database: Step = async (env) => {
     }
     if (source.kind === 'clone') {
       await databases.clone(databaseName(source.from), target);
-      await env.filestore.copy(filestoreOf(env.dataDir, source.from), filestore, log);
+      await env.filestore.copy(filestoreOf(env.dataDir, source.from), filestore, log, tenantAccount('instance', source.from, env.uidRange));
     } else if (source.kind === 'migration') {
       await databases.clone(source.database, target);
-      if (source.filestoreDir) await env.filestore.copy(source.filestoreDir, filestore, log);
+      if (source.filestoreDir) await env.filestore.copy(source.filestoreDir, filestore, log, tenantAccount('migration', source.migration, env.uidRange));
     } else if (source.kind === 'artifact') {
       // Read where it is: the artifact stays the migration's (a download, other instances).
       await databases.restore(await migrationArtifactFile(env.dataDir, source.blobKey, source.artifactKind), 'custom', target);
@@ -152,9 +153,13 @@ const dropDatabase: Step = async (env) => {
 const removeFiles: Step = async (env) => {
   const { slug, source } = env.instance;
   await env.runtime.destroy(slug);
-  const dir = instanceDir(env.dataDir, slug);
-  const entries = await readdir(dir).catch(() => [] as string[]);
-  for (const entry of entries) if (entry !== 'logs') await rm(join(dir, entry), { recursive: true, force: true });
+  // Through the folder's handle with coreutils' rm, which never follows a link the ERP's account left in its leaves.
+  const dir = below(env.dataDir, instanceDir(env.dataDir, slug));
+  if (lstatBeneath(env.dataDir, dir)?.isDirectory()) {
+    withFolderBeneath(env.dataDir, dir, (fd) => {
+      for (const entry of readdirSync(at(fd))) if (entry !== 'logs') removeTree(fd, entry);
+    });
+  }
   if (source.kind === 'upload') await rm(uploadDir(env.dataDir, source.uploadId), { recursive: true, force: true });
   return {};
 };

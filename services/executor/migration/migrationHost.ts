@@ -1,10 +1,10 @@
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { Bus } from '#shared/bus/bus.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import type { Logger } from '#shared/log.ts';
+import { tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
 import type { PullSettings } from '#shared/net/pullSettings.ts';
 import { isStepDone, type JobState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
@@ -17,6 +17,8 @@ import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import { jobLog } from '../jobs/jobLog.ts';
 import type { JobBinding } from '../jobs/stepEnvironment.ts';
+import { logStream } from '../logFile.ts';
+import { layOutMigration } from '../runtime/tenantFolders.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
@@ -29,6 +31,8 @@ export interface MigrationEnvironment {
   bus: Bus;
   logger: Logger;
   dataDir: string;
+  /** FORJA_TENANT_UID_RANGE, for the migration's own account (tenantFolders.ts); the default range when unset. */
+  uidRange?: UidRange;
   runtime: Runtime;
   databases: (log: Writable, job: JobBinding) => ErpDatabases;
   credentials: (database: string) => InstanceCredentials;
@@ -46,7 +50,7 @@ export const migrationDir = (dataDir: string, slug: string): string => join(data
 
 export function migrationPaths(dataDir: string, slug: string, run: number): MigrationPaths {
   const root = migrationDir(dataDir, slug);
-  return { root, input: join(root, 'input'), filestore: join(root, 'work', 'filestore'), run: join(root, 'runs', String(run)) };
+  return { dataRoot: dataDir, root, input: join(root, 'input'), filestore: join(root, 'work', 'filestore'), run: join(root, 'runs', String(run)) };
 }
 
 /** The run's log: what Forja did, the tools' and the ERP's output. */
@@ -76,8 +80,9 @@ export function migrationHost(
 ): WorkflowHost<MigrationState, MigrationCommand, MigrationEvent, RunContext> {
   const runOf = (state: MigrationState): Run | undefined => (state.status === 'none' || state.deleted ? undefined : state.runs.find((run) => run.job.jobId === jobId));
   const logFile = runLogFile(env.dataDir, slug, number);
-  mkdirSync(dirname(logFile), { recursive: true });
-  const log = jobLog(logFile);
+  // Before the first log line: an earlier Forja gave run folders to the ERP's user, who may have planted links there.
+  layOutMigration(env.dataDir, slug, tenantAccount('migration', slug, env.uidRange));
+  const log = jobLog(env.dataDir, logFile);
   const registry: StepRegistry<RunContext> = Object.fromEntries(
     Object.entries(steps).map(([type, step]) => [type, (context: RunContext, planned: PlannedStep, signal: AbortSignal) => step(stepContext(env, context, planned, signal, log))]),
   );
@@ -102,7 +107,7 @@ export function migrationHost(
     },
     failureTail(step, error) {
       env.logger.warn({ slug, jobId, step: step.id, err: error }, 'migration step failed');
-      return (error as { logTail?: string[] }).logTail ?? logTail(logFile);
+      return (error as { logTail?: string[] }).logTail ?? logTail(env.dataDir, logFile);
     },
   };
 }
@@ -110,7 +115,8 @@ export function migrationHost(
 function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, step: PlannedStep, signal: AbortSignal, log: (line: string) => Promise<void>): MigrationStepContext {
   const paths = migrationPaths(env.dataDir, migration.slug, run.number);
   const logFile = runLogFile(env.dataDir, migration.slug, run.number);
-  const toolLog = () => createWriteStream(logFile, { flags: 'a' });
+  // The run's folder is root's alone (the ERP's output reaches it through a descriptor), and opened without following links.
+  const toolLog = () => logStream(env.dataDir, logFile);
   const binding = { signal, applicationName: `forja-job-${run.job.jobId}`.slice(0, 63) };
   let databases: ErpDatabases | undefined;
   return {
@@ -136,6 +142,8 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       sourceDir: null,
       dataDir: join(paths.root, 'work'),
       logFile,
+      root: env.dataDir,
+      tenant: { kind: 'migration', slug: migration.slug },
     }),
     upgradePath: env.upgradePath,
     blobs: env.blobs,

@@ -12,6 +12,8 @@ import type { ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 
 /** Folders of one migration under FORJA_DATA_DIR/migrations/<slug>/. */
 export interface MigrationPaths {
+  /** FORJA_DATA_DIR: Forja's folder the others lie below, opened from it without following links. */
+  dataRoot: string;
   /** The migration's own folder. */
   root: string;
   /** Where `fetch` puts the customer's dump (and filestore archive): `input/`. */

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { uploadKeys } from '#shared/blobs/blobKeys.ts';
 import type { WorkMessage } from '#shared/bus/bus.ts';
@@ -8,6 +7,7 @@ import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import { systemMetadata } from '#shared/decider/systemMetadata.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
+import { removeTenantAccount } from '#shared/local/tenantAccount.ts';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
@@ -17,7 +17,7 @@ import { migrationStream } from '#services/migrations/domain/migration.ts';
 import { checkpointDatabaseOf, isWorkingInstanceOf, workingInstanceCandidates } from '#services/migrations/domain/workingNames.ts';
 import { asideDatabaseName } from '#shared/instanceDatabase/reservedNames.ts';
 import { runWorkflowJob } from '#shared/workflow/workflowRunner.ts';
-import { migrationDir, migrationHost, type MigrationEnvironment } from './migrationHost.ts';
+import { migrationHost, type MigrationEnvironment } from './migrationHost.ts';
 import type { MigrationStep } from './migrationStepContext.ts';
 
 const EXECUTOR_ID = `${hostname()}:${process.pid}`;
@@ -97,8 +97,10 @@ async function removeWork(env: MigrationEnvironment, slug: string, causedBy: Pic
   await databases.drop(asideDatabaseName(checkpoint)); // left by a snapshot interrupted before its rename
   await databases.drop(checkpoint);
   await databases.drop(state.workingDatabase);
+  // The migration's whole folder (its blobs are keys below it), removed with coreutils, which follows no link.
   await env.blobs.deletePrefix(`migrations/${slug}`);
   if (deleted && state.input.mode === 'upload') await env.blobs.deletePrefix(uploadKeys(state.input.uploadId).prefix);
-  await rm(migrationDir(env.dataDir, slug), { recursive: true, force: true });
+  // Nothing of the migration is left to own: its account goes (a later run makes it anew).
+  removeTenantAccount('migration', slug);
   env.logger.info({ slug }, 'migration work removed');
 }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { throwIfAborted } from '../abortError.ts';
 import { extractFilestore } from '../database/filestore.ts';
+import { openStaging } from '../database/filestoreStaging.ts';
 import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import { unpackFilestore } from '../database/unpackFilestore.ts';
 import { backupFilestorePick } from './backup/backupArchive.ts';
@@ -21,22 +22,24 @@ export interface WorkingFilestoreOptions {
   signal: AbortSignal;
   /** The run's tool log (the extraction's lines). */
   log: Writable;
+  /** FORJA_DATA_DIR: the filestore is built in its `staging/`, out of the migration ERP's reach (filestoreStaging.ts). Default: above `dir`'s parent. */
+  root?: string;
 }
 
 /**
- * Rebuilds the working filestore `dir` from the input alone: built in `<dir>.partial` and renamed
- * over `dir`, so a retry or a resume never finds files an earlier attempt, or the ERP of an earlier
+ * Rebuilds the working filestore `dir` from the input alone: built in a staging folder only root
+ * reaches (never beside `dir`, in a folder the migration's ERP writes) and swapped in for `dir`, so a retry or a resume never finds files an earlier attempt, or the ERP of an earlier
  * run, left there. No source gives an empty filestore. Each archive is checked entry by entry as
  * an instance's upload is (limits, safe paths, no links or special files); a refused one rejects
  * with an InputRefusedError and leaves `dir` as it was.
  */
 export async function rebuildWorkingFilestore(dir: string, sources: FilestoreSources, options: WorkingFilestoreOptions): Promise<{ files: number; fromBackup: number; fromArchive: number }> {
   const { limits, signal, log } = options;
-  const staging = `${dir}.partial`;
-  const uploaded = `${dir}.archive`;
-  const cleanUp = () => Promise.all([rm(staging, { recursive: true, force: true }), rm(uploaded, { recursive: true, force: true })]);
-  await cleanUp();
-  await mkdir(staging, { recursive: true });
+  const root = options.root ?? dirname(dirname(dir));
+  const folder = openStaging(root);
+  const staging = join(folder.dir, 'tree');
+  const uploaded = join(folder.dir, 'archive');
+  await mkdir(staging);
   try {
     let fromBackup = 0;
     let fromArchive = 0;
@@ -45,16 +48,14 @@ export async function rebuildWorkingFilestore(dir: string, sources: FilestoreSou
       fromBackup = await countFiles(staging);
     }
     if (sources.archive !== null) {
-      fromArchive = (await refused(signal, 'the uploaded filestore archive', () => extractFilestore(sources.archive!, uploaded, log, limits, { signal }))).files;
+      fromArchive = (await refused(signal, 'the uploaded filestore archive', () => extractFilestore(sources.archive!, uploaded, log, limits, { signal, root }))).files;
       await moveInto(uploaded, staging, signal);
     }
     const files = await countFiles(staging);
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dirname(dir), { recursive: true });
-    await rename(staging, dir);
+    folder.swapIn(staging, dir);
     return { files, fromBackup, fromArchive };
   } finally {
-    await cleanUp();
+    folder.remove();
   }
 }
 

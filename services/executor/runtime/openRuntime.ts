@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from '#shared/log.ts';
+import type { UidRange } from '#shared/local/tenantAccount.ts';
 import { ERP_VERSIONS } from '#services/instances/domain/instance.ts';
 import type { ExecutorSettings } from '../executor.settings.ts';
 import { DockerRuntime, dockerRuntimeOptions } from './docker/dockerRuntime.ts';
@@ -13,14 +14,14 @@ import type { Runtime } from './runtime.ts';
  * FORJA_DOCKER_SOCKET and holds an ERP image for at least one version (Forja never pulls, so an
  * engine without images could run nothing); otherwise the process runtime.
  */
-export async function openRuntime(settings: ExecutorSettings, dataDir: string, logger: Logger): Promise<Runtime> {
-  const processRuntime = () => new ProcessRuntime({ dataDir, command: settings.FORJA_ERP_COMMAND });
+export async function openRuntime(settings: ExecutorSettings, dataDir: string, logger: Logger, uidRange?: UidRange): Promise<Runtime> {
+  const processRuntime = () => new ProcessRuntime({ dataDir, command: settings.FORJA_ERP_COMMAND, ...(uidRange ? { uidRange } : {}) });
   if (settings.FORJA_RUNTIME === 'process') return processRuntime();
-  if (settings.FORJA_RUNTIME === 'docker') return new DockerRuntime(dockerRuntimeOptions(settings));
+  if (settings.FORJA_RUNTIME === 'docker') return new DockerRuntime({ ...dockerRuntimeOptions(settings), ...(uidRange ? { uidRange } : {}) });
   const images = await dockerImagesPresent(settings);
   if (images.length === 0) return processRuntime();
   logger.info({ images }, 'docker engine with ERP images found: using the docker runtime');
-  return new DockerRuntime(dockerRuntimeOptions(settings));
+  return new DockerRuntime({ ...dockerRuntimeOptions(settings), ...(uidRange ? { uidRange } : {}) });
 }
 
 async function dockerImagesPresent(settings: ExecutorSettings): Promise<string[]> {

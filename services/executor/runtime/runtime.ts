@@ -1,3 +1,5 @@
+import type { TenantKind } from '#shared/local/tenantAccount.ts';
+
 /**
  * The Runtime port: where an instance's ERP server runs. The executor's steps call it; each call
  * is idempotent, because a step interrupted by a crash runs again on redelivery.
@@ -23,8 +25,12 @@ export interface ErpRunSpec {
   sourceDir: string | null;
   /** The instance's own folder (filestore, runtime files); survives restarts, removed on destroy. */
   dataDir: string;
-  /** The ERP's log file (`erp` source of the log viewer); the runtime makes the ERP write here. */
+  /** The ERP's log file (`erp` source of the log viewer): its output goes here, opened by the runtime. */
   logFile: string;
+  /** FORJA_DATA_DIR, Forja's own folder above `dataDir` and `logFile`: both are resolved from it without following links. */
+  root: string;
+  /** Whose OS account runs the ERP (tenantAccount.ts): the instance's, or the migration's. */
+  tenant: { kind: TenantKind; slug: string };
 }
 
 /** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */

@@ -1,5 +1,5 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lstatBeneath } from '#shared/fs/beneath.ts';
 import { done, fail } from '#shared/workflow/stepOutcome.ts';
 import { throwIfAborted } from '../../abortError.ts';
 import { safeEntryPath } from '../../database/safeEntryPath.ts';
@@ -56,5 +56,10 @@ export const filestore: MigrationStep = async (context) => {
 async function present(root: string, fname: string): Promise<boolean> {
   const path = safeEntryPath(fname);
   if ('refused' in path || path.parts.length === 0) return false;
-  return (await stat(join(root, ...path.parts)).catch(() => null))?.isFile() === true;
+  // The filestore is the migration ERP's to write: looked up without following a link it left there (a link is no attachment).
+  try {
+    return lstatBeneath(root, path.parts.join('/'))?.isFile() === true;
+  } catch {
+    return false;
+  }
 }

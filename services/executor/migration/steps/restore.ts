@@ -57,7 +57,7 @@ async function restoreInput(context: MigrationStepContext) {
   const log = context.toolLog();
   let filestore;
   try {
-    filestore = await rebuildWorkingFilestore(filestoreDir, { backupZip: backup, archive }, { limits: context.filestoreLimits, signal, log });
+    filestore = await rebuildWorkingFilestore(filestoreDir, { backupZip: backup, archive }, { limits: context.filestoreLimits, signal, log, root: paths.dataRoot });
   } finally {
     log.end();
   }

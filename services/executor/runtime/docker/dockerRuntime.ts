@@ -1,9 +1,10 @@
 import type Docker from 'dockerode';
 import type { ExecutorSettings } from '../../executor.settings.ts';
-import type { SystemUser } from '#shared/local/systemUser.ts';
+import { DEFAULT_UID_RANGE, type UidRange } from '#shared/local/tenantAccount.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
-import { erpAccount, handFoldersTo } from '../erpAccount.ts';
 import { writeErpConfig } from '../erpConfigFile.ts';
+import { prepareTenant } from '../tenantFolders.ts';
+import { followOutput } from './containerLog.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
 import { assertDatabaseReachable, containerConfigOptions, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
@@ -35,8 +36,8 @@ export interface DockerRuntimeOptions {
   stopGraceSeconds?: number;
   /** FORJA_ERP_MEMORY_MB and FORJA_ERP_PIDS, per container. */
   limits?: { memoryBytes: number; pids: number };
-  /** Who containers run as; by default the ERP's account when the executor is root (`erpAccount`), else the image's user. */
-  user?: SystemUser | null;
+  /** FORJA_TENANT_UID_RANGE: as root, each instance's containers run as its own account's uid (fi-<slug>), a migration's as fm-<slug>'s. */
+  uidRange?: UidRange;
 }
 
 export function dockerRuntimeOptions(settings: ExecutorSettings): DockerRuntimeOptions {
@@ -58,8 +59,10 @@ export class DockerRuntime implements Runtime {
   private readonly docker: Docker;
   private readonly exits: ExitWatcher;
   private readonly stopGraceSeconds: number;
-  private readonly confinement: Confinement;
-  private readonly user: SystemUser | null;
+  private readonly limits: Omit<Confinement, 'user'>;
+  private readonly uidRange: UidRange;
+  /** Ends the following of each server's output into its log (containerLog.ts). */
+  private readonly followers = new Map<string, () => void>();
   /** What `build`, `start` and `runOnce` learnt of each version's image, for the synchronous `usesStandin`. */
   private readonly standinByVersion = new Map<string, boolean>();
   /** Start, stop and destroy of one instance run one at a time. */
@@ -69,8 +72,8 @@ export class DockerRuntime implements Runtime {
     this.docker = openEngine(options.socketPath);
     this.exits = new ExitWatcher(this.docker);
     this.stopGraceSeconds = options.stopGraceSeconds ?? 10;
-    this.user = options.user === undefined ? erpAccount() : options.user;
-    this.confinement = { user: this.user, ...(options.limits ?? DEFAULT_LIMITS) };
+    this.uidRange = options.uidRange ?? DEFAULT_UID_RANGE;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
   }
 
   describe(): string {
@@ -97,30 +100,34 @@ export class DockerRuntime implements Runtime {
     assertDatabaseReachable(spec, this.options.networkMode);
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-    handFoldersTo(this.user, spec);
+    const user = prepareTenant(spec, this.uidRange);
     await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
-    await runOneShot(this.docker, spec, image, this.options.networkMode, args, this.confinement, signal);
+    await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal);
   }
 
   start(spec: ErpRunSpec, hostPort: number): Promise<{ url: string }> {
     return this.serialized(spec.slug, async () => {
       const adopted = await this.adoptOrClear(spec);
-      if (adopted) return adopted;
+      if (adopted) {
+        if (!this.followers.has(spec.slug)) await this.follow(spec, false);
+        return adopted;
+      }
       assertDatabaseReachable(spec, this.options.networkMode);
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-      handFoldersTo(this.user, spec);
+      const user = prepareTenant(spec, this.uidRange);
       await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
       const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };
-      const container = await this.docker.createContainer(serverContainer(spec, image, placement, this.confinement));
+      const container = await this.docker.createContainer(serverContainer(spec, image, placement, { user, ...this.limits }));
       try {
         await container.start();
       } catch (error) {
         await tolerating([404], () => container.remove({ force: true }));
         throw error;
       }
+      await this.follow(spec, true);
       return { url: urlOf(hostPort) };
     });
   }
@@ -128,6 +135,7 @@ export class DockerRuntime implements Runtime {
   stop(slug: string): Promise<void> {
     return this.serialized(slug, async () => {
       await removeOneShotContainer(this.docker, slug); // a stopped instance runs nothing
+      this.unfollow(slug);
       const container = this.docker.getContainer(erpContainerName(slug));
       const info = await container.inspect().catch((error: unknown) => (engineStatus(error) === 404 ? null : Promise.reject(error)));
       if (!info?.State.Running) return;
@@ -138,6 +146,7 @@ export class DockerRuntime implements Runtime {
 
   destroy(slug: string): Promise<void> {
     return this.serialized(slug, async () => {
+      this.unfollow(slug);
       const containers = await this.docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${slug}`] } });
       for (const { Id: id, State: state } of containers) {
         if (state === 'running') this.exits.expect(id);
@@ -165,6 +174,17 @@ export class DockerRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.exits.close();
+    for (const slug of [...this.followers.keys()]) this.unfollow(slug);
+  }
+
+  private async follow(spec: ErpRunSpec, fromStart: boolean): Promise<void> {
+    this.unfollow(spec.slug);
+    this.followers.set(spec.slug, (await followOutput(this.docker, this.docker.getContainer(erpContainerName(spec.slug)), spec, fromStart)).stop);
+  }
+
+  private unfollow(slug: string): void {
+    this.followers.get(slug)?.();
+    this.followers.delete(slug);
   }
 
   /** The running server of this instance and database is kept; anything else under its name is removed. */
@@ -196,5 +216,3 @@ export class DockerRuntime implements Runtime {
     return next;
   }
 }
-
-/** Bind-mount sources must exist: podman refuses a missing one, dockerd would create it as root. */

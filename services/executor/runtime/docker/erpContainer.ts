@@ -1,4 +1,4 @@
-import { basename, dirname, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ContainerCreateOptions } from 'dockerode';
 import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigDir } from '../erpConfigFile.ts';
@@ -9,17 +9,20 @@ import type { ErpImage } from './erpImage.ts';
  * How an instance's containers look: names, labels, mounts and the ERP command line. Pure, so the
  * runtime's calls stay short.
  *
- * Folders inside the container follow the official `odoo` image: the filestore in /var/lib/odoo
- * (its data_dir), extra addons in /mnt/extra-addons (on its addons_path). The log file's folder
- * is mounted at /var/log/forja, so `--logfile` writes `spec.logFile` on the host, where the log
- * viewer reads it.
+ * Folders inside the container follow the official `odoo` image: its data_dir /var/lib/odoo,
+ * extra addons in /mnt/extra-addons (on its addons_path). Only the tenant's own leaves are mounted
+ * writable (filestore, sessions, addons under the data dir, and a HOME): no folder root works in
+ * by path reaches the container. The ERP gets no --logfile: what it prints reaches the log through
+ * the engine (containerLog.ts).
  */
 export type NetworkMode = 'bridge' | 'host';
 
 /** The ERP's HTTP port inside the container (bridge mode); published on 127.0.0.1 only. */
 export const ERP_PORT = 8069;
 
-const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', logs: '/var/log/forja', config: '/etc/forja' } as const;
+const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', home: '/home/forja', config: '/etc/forja' } as const;
+/** What the ERP writes in its data dir (odoo/tools/config.py: filestore(), session_dir, addons_data_dir). */
+const WRITTEN = ['filestore', 'sessions', 'addons'] as const;
 
 /**
  * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
@@ -75,7 +78,6 @@ export function erpArgs(spec: ErpRunSpec): string[] {
     '--db_host', spec.db.host,
     '--db_port', String(spec.db.port),
     '--db_user', spec.db.user,
-    '--logfile', `${IN_CONTAINER.logs}/${basename(spec.logFile)}`,
     '--data-dir', IN_CONTAINER.data,
   ];
 }
@@ -83,13 +85,13 @@ export function erpArgs(spec: ErpRunSpec): string[] {
 function erpEnv(spec: ErpRunSpec): string[] {
   const { host, port, user, password } = spec.db;
   // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
-  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
+  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {
   return [
-    `${resolve(spec.dataDir)}:${IN_CONTAINER.data}`,
-    `${dirname(resolve(spec.logFile))}:${IN_CONTAINER.logs}`,
+    ...WRITTEN.map((leaf) => `${join(resolve(spec.dataDir), leaf)}:${IN_CONTAINER.data}/${leaf}`),
+    `${join(resolve(spec.dataDir), 'home')}:${IN_CONTAINER.home}`,
     // The folder, not the file: a file mount would keep the replaced file's inode after the next start rewrites it.
     `${erpConfigDir(spec.dataDir)}:${IN_CONTAINER.config}:ro`,
     ...(spec.sourceDir ? [`${resolve(spec.sourceDir)}:${IN_CONTAINER.addons}:ro`] : []),
@@ -111,11 +113,11 @@ export function routingLabels(slug: string, domain: string, placement: Pick<Plac
 
 /**
  * What every ERP container is held to: customer code runs in it. Not root (the host folders it
- * writes are given to that user), no capabilities, no privilege gain through setuid files, and
+ * writes are the tenant account's leaves), no capabilities, no privilege gain through setuid files, and
  * bounded memory and process count, so one instance cannot take the machine down.
  */
 export interface Confinement {
-  /** Host uid:gid the container runs as (the ERP's account when the executor is root), else the image's user. */
+  /** Host uid:gid the container runs as (the tenant's account when the executor is root), else the image's user. */
   user: { uid: number; gid: number } | null;
   memoryBytes: number;
   pids: number;

@@ -63,7 +63,8 @@ export function isStandin(command: string): boolean {
 /**
  * The arguments every ERP run gets. The database password goes in PGPASSWORD (see `erpEnv`), not
  * on the command line, where any local user could read it in /proc. `-c`: the file `spawnErp`
- * writes first, which closes the database manager (erpConfigFile.ts).
+ * writes first, which closes the database manager (erpConfigFile.ts). No --logfile: the ERP would
+ * open it by path in a folder it could write; its output goes to the log Forja opened (erpProcess.ts).
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
   return [
@@ -72,7 +73,6 @@ export function erpArgs(spec: ErpRunSpec): string[] {
     '--db_host', spec.db.host,
     '--db_port', String(spec.db.port),
     '--db_user', spec.db.user,
-    '--logfile', resolve(spec.logFile),
     '--data-dir', resolve(spec.dataDir),
     ...(spec.sourceDir ? ['--addons-path', resolve(spec.sourceDir)] : []),
   ];

@@ -19,7 +19,7 @@ export async function runOneShot(spec: ErpRunSpec, command: string, args: string
   const what = `${basename(command)} ${args.join(' ')}`.trim();
   const { signal } = run;
   if (signal?.aborted) throw abortError(signal, what);
-  const logStart = fileSize(spec.logFile);
+  const logStart = fileSize(spec.root, spec.logFile);
   let child: Awaited<ReturnType<typeof spawnErp>>;
   try {
     child = await spawnErp(command, [...erpArgs(spec), ...args], spec, run.user);
@@ -42,7 +42,7 @@ export async function runOneShot(spec: ErpRunSpec, command: string, args: string
   if (readOneShotFile(run.pidFile)?.pid === child.pid) removePidFile(run.pidFile);
   if (signal?.aborted) throw abortError(signal, what);
   if (code === 0) return;
-  throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.logFile, { from: logStart }));
+  throw new ErpRunError(`${what} exited with ${code === null ? `signal ${killedBy}` : `code ${code}`}`, code, logTail(spec.root, spec.logFile, { from: logStart }));
 }
 
 /**

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { SystemUser } from '#shared/local/systemUser.ts';
+import { DEFAULT_UID_RANGE, tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
 import { assertPortFree } from '../../ports/portCheck.ts';
-import { erpAccount, handFoldersTo } from '../erpAccount.ts';
+import { prepareTenant } from '../tenantFolders.ts';
 import { ABORT_GRACE_MS, signalGroup } from '#shared/platform/processGroup.ts';
 import type { ErpRunSpec, Runtime } from '../runtime.ts';
 import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
@@ -22,8 +23,8 @@ export interface ProcessRuntimeOptions {
   oneShotGraceMs?: number;
   /** How often the supervisor looks at servers this executor did not spawn. */
   pollIntervalMs?: number;
-  /** Who the ERP runs as; by default `forja-erp` when the executor is root (`erpAccount`), else the executor's own user. */
-  user?: SystemUser | null;
+  /** FORJA_TENANT_UID_RANGE: as root, each instance's ERP runs as its own account (fi-<slug>), a migration's as fm-<slug>. */
+  uidRange?: UidRange;
 }
 
 const urlOf = (port: number) => `http://127.0.0.1:${port}`;
@@ -40,7 +41,7 @@ export class ProcessRuntime implements Runtime {
   private readonly stopGraceMs: number;
   private readonly oneShotGraceMs: number;
   private readonly supervisor: Supervisor;
-  private readonly user: SystemUser | null;
+  private readonly uidRange: UidRange;
   /** Start, stop and destroy of one instance run one at a time. */
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -50,11 +51,11 @@ export class ProcessRuntime implements Runtime {
     this.stopGraceMs = options.stopGraceMs ?? 10_000;
     this.oneShotGraceMs = options.oneShotGraceMs ?? ABORT_GRACE_MS;
     this.supervisor = new Supervisor(this.dataRoot, options.pollIntervalMs ?? 1_000);
-    this.user = options.user === undefined ? erpAccount() : options.user;
+    this.uidRange = options.uidRange ?? DEFAULT_UID_RANGE;
   }
 
   describe(): string {
-    const as = this.user ? ` as ${this.user.name}` : '';
+    const as = process.getuid?.() === 0 ? ', each instance as its own OS account' : '';
     return this.template === undefined
       ? `processes on 127.0.0.1 running the ERP stand-in (${STANDIN_COMMAND})${as}`
       : `processes on 127.0.0.1 running ${this.template}${isStandin(this.template) ? ' (ERP stand-in)' : ''}${as}`;
@@ -70,7 +71,8 @@ export class ProcessRuntime implements Runtime {
 
   async build(spec: ErpRunSpec): Promise<void> {
     const command = this.command(spec.erpVersion);
-    if (this.user) assertRunnableBy(this.user, command, spec);
+    const user = prepareTenant(spec, this.uidRange);
+    if (user) assertRunnableBy(user, command, spec);
   }
 
   /**
@@ -80,11 +82,11 @@ export class ProcessRuntime implements Runtime {
    */
   async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
     const command = this.command(spec.erpVersion);
+    const user = prepareTenant(spec, this.uidRange);
     // Beside the run's data: an instance's own folder (where stop and destroy look too), or a migration's work folder.
-    handFoldersTo(this.user, spec);
     const pidFile = join(spec.dataDir, 'oneshot.pid');
-    await endOneShotSurvivor(pidFile, this.erpUid(), this.oneShotGraceMs);
-    await runOneShot(spec, command, args, { user: this.user, pidFile, graceMs: this.oneShotGraceMs, signal });
+    await endOneShotSurvivor(pidFile, uidOf(user), this.oneShotGraceMs);
+    await runOneShot(spec, command, args, { user, pidFile, graceMs: this.oneShotGraceMs, signal });
   }
 
   start(spec: ErpRunSpec, port: number): Promise<{ url: string }> {
@@ -99,8 +101,9 @@ export class ProcessRuntime implements Runtime {
         await this.terminate(path, existing); // a stop cut short, or another database
       }
       const command = this.command(spec.erpVersion);
+      const user = prepareTenant(spec, this.uidRange);
       await assertPortFree(port, spec.slug);
-      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, this.user);
+      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, user);
       child.unref();
       const record: PidRecord = { pid: child.pid, port, startedAt: new Date().toISOString(), command, database: spec.database };
       writePidFile(path, record);
@@ -111,7 +114,7 @@ export class ProcessRuntime implements Runtime {
 
   stop(slug: string): Promise<void> {
     return this.serialized(slug, async () => {
-      await endOneShotSurvivor(oneShotPidFilePath(this.dataRoot, slug), this.erpUid(), this.oneShotGraceMs);
+      await endOneShotSurvivor(oneShotPidFilePath(this.dataRoot, slug), uidOf(tenantAccount('instance', slug, this.uidRange)), this.oneShotGraceMs);
       const path = pidFilePath(this.dataRoot, slug);
       const record = readPidFile(path);
       if (record && isServerAlive(record)) await this.terminate(path, record);
@@ -135,11 +138,6 @@ export class ProcessRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.supervisor.close();
-  }
-
-  /** Who the ERP's processes run as: what a one-shot run's survivor must run as to be ended. */
-  private erpUid(): number {
-    return this.user?.uid ?? process.getuid?.() ?? -1;
   }
 
   private command(erpVersion: string): string {
@@ -170,6 +168,9 @@ export class ProcessRuntime implements Runtime {
   }
 }
 
+/** Who the ERP's processes run as: what a one-shot run's survivor must run as to be ended. */
+const uidOf = (user: SystemUser | null): number => user?.uid ?? process.getuid?.() ?? -1;
+
 /**
  * The ERP's user must reach the command and the instance's folder (every parent folder
  * traversable), or every start would fail obscurely; checked at build, with what to change.
@@ -178,6 +179,5 @@ function assertRunnableBy(user: SystemUser, command: string, spec: ErpRunSpec): 
   const can = (test: string, path: string) => spawnSync('runuser', ['-u', user.name, '--', 'test', test, path]).status === 0;
   const advice = 'make it and its parent folders readable and traversable by others (chmod o+rx), or choose another FORJA_DATA_DIR';
   if (!can('-x', command)) throw new Error(`the ${user.name} user, who runs the ERP, cannot run ${command}: ${advice}`);
-  handFoldersTo(user, spec);
-  if (!can('-w', spec.dataDir)) throw new Error(`the ${user.name} user, who runs the ERP, cannot reach ${spec.dataDir}: ${advice}`);
+  if (!can('-w', join(spec.dataDir, 'filestore'))) throw new Error(`the ${user.name} user, who runs the ERP, cannot reach ${spec.dataDir}: ${advice}`);
 }
