@@ -38,9 +38,10 @@ describe('links an ERP account plants where root works (issue 24)', function () 
     root = runDir('planted-links');
     secret = join(root, 'local-secrets.json');
     writeFileSync(secret, SECRET, { mode: 0o600 });
-    slug = `plant-${randomBytes(3).toString('hex')}`;
-    onTeardown(async () => removeTenantAccount('instance', slug));
-    onTeardown(async () => removeTenantAccount('migration', slug));
+    const made = `plant-${randomBytes(3).toString('hex')}`;
+    slug = made;
+    onTeardown(async () => removeTenantAccount('instance', made));
+    onTeardown(async () => removeTenantAccount('migration', made));
   });
 
   /** An instance folder of the old layout: everything the ERP user's, links where the logs go. */

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { executorStarter } from '#services/executor/executorProcess.ts';
-import { tenantAccountName } from '#shared/local/tenantAccount.ts';
+import { removeTenantAccount, tenantAccountName } from '#shared/local/tenantAccount.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { instanceClient } from '#test/support/instances.ts';
 import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
@@ -29,14 +29,18 @@ describe('links an instance plants in its own folder (issue 24, through the plat
     await platform.createUser('dev@example.com', 'developer');
     client = instanceClient(platform.urls.controlPlane!, 'dev@example.com');
   });
+  const slugs: string[] = [];
   after(async () => {
     if (!platform) return;
-    for (const row of (await (await client.call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>) await client.act(row.slug, 'stop').catch(() => undefined);
+    for (const slug of slugs) await client.act(slug, 'stop').then(() => client.settled(slug, 'stopped')).catch(() => undefined);
     await platform.stop();
+    // Its ERP stopped, the instance's account runs nothing any more and can go.
+    for (const slug of slugs) removeTenantAccount('instance', slug);
   });
 
   it('refuses the link to the instance\'s account, and a restart removes the ones an old layout let it plant', async () => {
     const { slug } = await client.create({ name: 'links', project: 'Acme', erp_version: '17.0', modules: [] });
+    slugs.push(slug);
     await client.settled(slug, 'running');
     const root = platform.config.FORJA_DATA_DIR;
     const dir = instanceDir(root, slug);
