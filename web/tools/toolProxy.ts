@@ -8,6 +8,8 @@ import { forwardScrubbed } from './scrubbedResponse.ts';
 
 /** Forja's session cookie: a tool behind the proxy never sees it (it would be a key to Forja). */
 const SESSION_COOKIE = 'forja.sid';
+/** The tools origin's own cookie (origin/toolSignIn.ts): it signs in to Forja's proxy, not to the tool. */
+const TOOL_COOKIE = 'forja.tool';
 
 export interface ToolProxyOptions {
   /** Where the tool listens (`http://127.0.0.1:1080`); the request path is forwarded as it is. */
@@ -28,6 +30,8 @@ export interface ToolProxyOptions {
   hideResponseHeaders?: string[];
   /** What the 502 page tells the user to do; unset = the shared tools' advice (npm start starts them). */
   downAdvice?: string;
+  /** Headers set on the tool's answer to a request whatever the tool said (the mail catcher's attachments: download only, sandboxed). */
+  responseHeaders?: (req: IncomingMessage) => Record<string, string> | undefined;
   /** A secret the tool may echo (its token): taken out of every response's headers and HTML pages (scrubbedResponse.ts). */
   scrubFromResponses?: (req: IncomingMessage) => string;
 }
@@ -65,7 +69,7 @@ export function withoutSessionCookie(cookie: string | undefined): string | undef
   const kept = (cookie ?? '')
     .split(';')
     .map((part) => part.trim())
-    .filter((part) => part !== '' && part.split('=', 1)[0] !== SESSION_COOKIE);
+    .filter((part) => part !== '' && ![SESSION_COOKIE, TOOL_COOKIE].includes(part.split('=', 1)[0] ?? ''));
   return kept.length > 0 ? kept.join('; ') : undefined;
 }
 
@@ -110,6 +114,12 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
     });
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       for (const name of options.hideResponseHeaders ?? []) delete proxyRes.headers[name];
+      // The tool's own policy never replaces its origin's: set on the tool's answer, which http-proxy copies after this event.
+      proxyRes.headers['content-security-policy'] = policy;
+      for (const [name, value] of Object.entries(options.responseHeaders?.(req) ?? {})) {
+        const key = name.toLowerCase();
+        proxyRes.headers[key] = key === 'content-security-policy' ? `${policy}; ${value}` : value;
+      }
       if (options.scrubFromResponses) forwardScrubbed(proxyRes, req, res, options.scrubFromResponses(req));
     });
     proxyServer.on('error', (error, req, res) => {

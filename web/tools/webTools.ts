@@ -3,9 +3,11 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler, Router } from 'express';
 import { ruleFor, type Method } from '#shared/auth/authorizationTable.ts';
 import { configSchema } from '#shared/config/config.schema.ts';
+import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
 import { routeAfter } from '../http/route.ts';
 import { dbAdminTool, type DbAdminTarget } from './dbAdminTool.ts';
+import { mailResponseHeaders } from './mailResponseHeaders.ts';
 import { toolProxy, type ToolProxy } from './toolProxy.ts';
 
 /** A tool web proxies under `prefix` (`/mails`): its routes are `${prefix}{/*path}` in the authorization table. */
@@ -17,6 +19,10 @@ export interface WebTool {
 /** Where web finds the shared tools. */
 export interface ToolTargets {
   mailCatcherWebPort: number;
+  /** The Authorization header maildev's UI asks for (its per-start --web-user/--web-pass); unset = none. */
+  mailCatcherAuth?: string;
+  /** The Authorization header Prometheus asks for (its web config's basic_auth_users); unset = none. */
+  monitoringAuth?: string;
   /** Prometheus (FORJA_MONITORING_PORT); unset = its default port. */
   monitoringPort?: number;
   /** Adminer (FORJA_DBADMIN_PORT, unset = its default) and how web derives an instance role's password. */
@@ -34,7 +40,13 @@ export const toolPath = (tool: WebTool): string => `${tool.prefix}{/*path}`;
  */
 export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   // maildev's UI is AngularJS 1, which compiles its templates' expressions with `new Function`.
-  const mailCatcher = toolProxy(ctx, { target: `http://127.0.0.1:${targets.mailCatcherWebPort}`, label: 'The mail catcher', scriptSources: ["'unsafe-eval'"] });
+  const mailCatcher = toolProxy(ctx, {
+    target: `http://127.0.0.1:${targets.mailCatcherWebPort}`,
+    label: 'The mail catcher',
+    scriptSources: ["'unsafe-eval'"],
+    responseHeaders: mailResponseHeaders,
+    ...(targets.mailCatcherAuth ? { injectHeaders: () => ({ authorization: targets.mailCatcherAuth! }) } : {}),
+  });
   // Debian's Prometheus serves its classic UI, whose pages set its path prefix and version in an
   // inline script: a hash of it would change with every package update, so its pages may run inline scripts.
   const monitoringPort = targets.monitoringPort ?? configSchema.properties.FORJA_MONITORING_PORT.default;
@@ -42,6 +54,7 @@ export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
     target: `http://127.0.0.1:${monitoringPort}`,
     label: 'Monitoring (Prometheus)',
     scriptSources: ["'unsafe-inline'"],
+    ...(targets.monitoringAuth ? { injectHeaders: () => ({ authorization: targets.monitoringAuth! }) } : {}),
     downAdvice: 'Try again shortly; if it persists, tell your administrator (npm start runs Prometheus when the Debian package prometheus is installed and FORJA_MONITORING is not false).',
   });
   // Adminer (under /dbadmin/<slug>/) opens one instance's database per path, and counts as that instance's activity.
@@ -49,9 +62,14 @@ export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
   return [{ prefix: '/mails', proxy: mailCatcher }, { prefix: '/monitoring', proxy: monitoring }, dbAdmin];
 }
 
-/** Registers every tool's routes through the authorization table; `before` loads the session and its user. */
-export function toolRoutes(router: Router, tools: WebTool[], before: RequestHandler[]): void {
-  for (const tool of tools) for (const method of TOOL_METHODS) routeAfter(router, method, toolPath(tool), before, tool.proxy.handle);
+/**
+ * Registers every tool's routes through the authorization table; `before` loads the session and its
+ * user. Tools are served on their own origin (origin/toolsServer.ts): a GET on web's old tool path
+ * is the way in (`open`, a 303 with a one-time token), and nothing else of a tool answers on web's origin.
+ */
+export function toolRoutes(router: Router, tools: WebTool[], before: RequestHandler[], open: RequestHandler): void {
+  const gone: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'Tools are served on their own origin: open them from their link in Forja.'));
+  for (const tool of tools) for (const method of TOOL_METHODS) routeAfter(router, method, toolPath(tool), before, method === 'GET' ? open : gone);
 }
 
 /** The tool a request path belongs to, if any; a `:name` segment of a prefix (`/instances/:slug/editor/proxy`) matches any one segment. */
