@@ -107,6 +107,17 @@ describe('the tools origin (web/tools/origin): sign-in by one-time token, own co
     });
   }
 
+  it('upgrades no tool WebSocket on web\'s origin, whatever its Origin (an ERP page\'s, web\'s)', async () => {
+    const viewer = await platform.signedIn('viewer');
+    for (const origin of ['http://acme.localhost:8083', platform.web]) {
+      for (const path of ['/mails/socket.io/?EIO=4&transport=websocket', '/monitoring/socket']) {
+        const answer = await upgradeRequest(`${platform.web}${path}`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, origin });
+        answer.socket?.destroy();
+        expect(answer.status, `${path} from ${origin}`).to.equal(404);
+      }
+    }
+  });
+
   it('answers web\'s old tool paths with 404 for anything but the GET that opens the tool', async () => {
     const viewer = await platform.signedIn('viewer');
     const res = await fetch(`${platform.web}/mails/email/all`, { method: 'DELETE', headers: { cookie: `${SESSION_COOKIE}=${viewer.cookie}` }, redirect: 'manual' });
