@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import nodemailer from 'nodemailer';
 import { startMailCatcherProcess } from '#services/mailcatcher/mailCatcherProcess.ts';
+import { toolAuthorization } from '#shared/local/toolSecrets.ts';
+import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
 import { launchChromium, newContext } from '#test/support/browser.ts';
 import { freePort } from '#test/support/freePort.ts';
 import { PASSWORD } from '#test/support/platform.ts';
@@ -16,10 +18,12 @@ describe('a mail attachment opened by an admin (security issue 24)', function ()
   this.timeout(120_000);
   let platform: WebPlatform;
   let smtpPort: number;
+  let catcherPort: number;
 
   before(async () => {
     smtpPort = await freePort();
-    platform = await startWebPlatform({}, [startMailCatcherProcess], { FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort), FORJA_MAILCATCHER_WEB_PORT: String(await freePort()) });
+    catcherPort = await freePort();
+    platform = await startWebPlatform({}, [startMailCatcherProcess], { FORJA_MAILCATCHER_SMTP_PORT: String(smtpPort), FORJA_MAILCATCHER_WEB_PORT: String(catcherPort) });
   });
   after(() => platform?.stop());
 
@@ -32,17 +36,18 @@ fetch('/ssh-keys').then((r) => r.text()).then((html) => {
   const token = /name="_csrf" value="([^"]+)"/.exec(html)[1];
   return fetch('/ssh-keys', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + encodeURIComponent(token) + '&mode=generate&key_type=ed25519&name=${name}' });
 }).then(() => { document.title = 'done on ' + location.origin; });`;
-    await nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true }).sendMail({
-      from: 'erp@example.com',
-      to: 'admin@example.com',
-      subject: `Invoice ${name}`,
-      text: 'see attached',
-      attachments: [
-        { filename: 'invoice.html', contentType: 'text/html', content: '<!doctype html><title>invoice</title><script src="evil.js"></script><p>invoice</p>' },
-        { filename: 'evil.js', contentType: 'application/javascript', content: script },
-      ],
-    });
+    const send = (subject: string, attachment: { filename: string; contentType: string; content: string }) =>
+      nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true }).sendMail({ from: 'erp@example.com', to: 'admin@example.com', subject, text: 'see attached', attachments: [attachment] });
+    // maildev serves an attachment under a name it generates: the attacker sends the script first and
+    // points the page at its name (the catcher's API lists it; an ERP can read it the same way).
+    await send(`Script ${name}`, { filename: 'evil.js', contentType: 'application/javascript', content: script });
+    const auth = toolAuthorization(resolvePlatformSecrets(platform.config).masterKey, 'mailcatcher');
+    const listed = (await (await fetch(`http://127.0.0.1:${catcherPort}/mails/email`, { headers: { authorization: auth } })).json()) as Array<{ id: string; subject: string; attachments: Array<{ generatedFileName: string }> }>;
+    const scriptMail = listed.find((one) => one.subject === `Script ${name}`)!;
+    const scriptPath = `../../${scriptMail.id}/attachment/${scriptMail.attachments[0]!.generatedFileName}`;
+    await send(`Invoice ${name}`, { filename: 'invoice.html', contentType: 'text/html', content: `<!doctype html><title>invoice</title><script src="${scriptPath}"></script><p>invoice</p>` });
     let id_ = '';
+    let pageName = '';
     const browser = await launchChromium();
     try {
       const page = await (await newContext(browser)).newPage();
@@ -53,21 +58,26 @@ fetch('/ssh-keys').then((r) => r.text()).then((html) => {
       await page.waitForURL((url) => !url.pathname.startsWith('/login'));
       // The catcher's list as the admin's browser gets it from web's link (JSON: the mail's id).
       await page.goto(`${platform.web}/mails/email`);
-      const list = JSON.parse(await page.locator('body').innerText()) as Array<{ id: string; subject: string }>;
-      const id = list.find((one) => one.subject === `Invoice ${name}`)!.id;
+      const list = JSON.parse(await page.locator('body').innerText()) as Array<{ id: string; subject: string; attachments?: Array<{ generatedFileName: string }> }>;
+      const caught = list.find((one) => one.subject === `Invoice ${name}`)!;
+      const id = caught.id;
+      pageName = caught.attachments![0]!.generatedFileName;
       const origin = new URL(page.url()).origin;
       // The link the catcher's UI shows, as web's old path and as the tool host's own.
-      for (const url of [`${platform.web}/mails/email/${id}/attachment/invoice.html`, `${origin}/mails/email/${id}/attachment/invoice.html`]) {
+      const shown: Array<{ url: string; title: string }> = [];
+      for (const url of [`${platform.web}/mails/email/${id}/attachment/${pageName}`, `${origin}/mails/email/${id}/attachment/${pageName}`]) {
         await page.goto(url).catch(() => undefined);
         await page.waitForLoadState('load').catch(() => undefined);
-        expect(page.url(), 'no attachment is shown on web\'s origin').to.not.match(new RegExp(`^${platform.web}/mails/email/`));
-        const title = await page.title().catch(() => '');
-        expect(title, 'the script did not run on web\'s origin').to.not.include(platform.web);
+        shown.push({ url: page.url(), title: await page.title().catch(() => '') });
       }
       // Had the script run on web's origin, its key would show within a few seconds.
       for (let tries = 0; tries < 10; tries += 1) {
         expect(await keyNames(), 'no key was added').to.not.include(name);
         await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      for (const { url, title } of shown) {
+        expect(url, 'no attachment is shown on web\'s origin').to.not.match(new RegExp(`^${platform.web}/mails/email/`));
+        expect(title, 'the script did not run on web\'s origin').to.not.include(platform.web);
       }
       id_ = id;
     } finally {
@@ -75,7 +85,7 @@ fetch('/ssh-keys').then((r) => r.text()).then((html) => {
     }
     const id = id_;
     const mail = await openTool(await platform.signedIn('admin'), '/mails/');
-    const attachment = await mail.get(`/mails/email/${id}/attachment/invoice.html`);
+    const attachment = await mail.get(`/mails/email/${id}/attachment/${pageName}`);
     expect(attachment.headers['content-disposition']).to.match(/^attachment/);
     expect(attachment.headers['x-content-type-options']).to.equal('nosniff');
     expect(String(attachment.headers['content-security-policy'])).to.match(/(^|; )sandbox(;|$)/);
