@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import type { WebSession } from './webSession.ts';
 import { upgradeRequest, type UpgradeAnswer } from './rawUpgrade.ts';
 
@@ -56,4 +57,23 @@ export async function openTool(session: WebSession, path: string): Promise<ToolS
   if (answer.status !== 303 || !cookie) throw new Error(`the tool's sign-in answered ${answer.status}: ${answer.body}`);
   const origin = new URL(entry).origin;
   return { origin, cookie, landed: answer.location!, get: (p, headers = {}) => toolRequest(`${origin}${p}`, { headers: { cookie, ...headers } }) };
+}
+
+/** `toolRequest` answered as fetch answers (a streamed body, Headers): for bodies of any size and bytes. */
+export function toolFetch(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Response> {
+  const target = new URL(url);
+  // Node sends a DELETE's or OPTIONS' body unframed unless told its length.
+  const length: Record<string, string> = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: target.port, path: `${target.pathname}${target.search}`, method: init.method ?? 'GET', headers: { host: target.host, ...length, ...init.headers }, timeout: 30_000 }, (res) => {
+      const headers = new Headers();
+      for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      const empty = init.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
+      if (empty) res.resume();
+      resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 0, headers }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url}`)));
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { upgradeRequest, readBytes } from '#test/support/rawUpgrade.ts';
+import { readBytes } from '#test/support/rawUpgrade.ts';
+import { openTool, toolFetch, toolUpgrade, type ToolSession } from '#test/support/toolSession.ts';
 import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
 import { SESSION_COOKIE, textOf } from '#test/support/webSession.ts';
 
@@ -35,17 +36,18 @@ function startEchoTool(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-describe('tool proxies (web/tools/toolProxy.ts) through the running web', function () {
+describe('tool proxies (web/tools/toolProxy.ts) through the running web\'s tools origin', function () {
   this.timeout(60_000);
   let platform: WebPlatform;
   let tool: Server;
   let cookie: string;
+  let mail: ToolSession;
 
   before(async () => {
     tool = await startEchoTool();
     platform = await startWebPlatform({}, [], { FORJA_MAILCATCHER_WEB_PORT: String((tool.address() as AddressInfo).port) });
-    const viewer = await platform.signedIn('viewer');
-    cookie = `${SESSION_COOKIE}=${viewer.cookie}; tool_session=kept`;
+    mail = await openTool(await platform.signedIn('viewer'), '/mails/');
+    cookie = `${mail.cookie}; tool_session=kept`;
   });
   after(async () => {
     await platform?.stop();
@@ -53,8 +55,10 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     tool?.close();
   });
 
-  const send = (path: string, init: RequestInit = {}) =>
-    fetch(`${platform.web}${path}`, { ...init, headers: { cookie, ...(init.headers as Record<string, string>) }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  /** A request on the mail host with its cookie and own Origin, answered as fetch answers. */
+  const send = async (path: string, init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}) => {
+    return toolFetch(`${mail.origin}${path}`, { ...init, headers: { cookie, origin: mail.origin, ...init.headers } });
+  };
 
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']) {
     it(`forwards ${method} with the path suffix and query, without Forja's session cookie and without asking for web's CSRF token`, async () => {
@@ -80,17 +84,18 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
   });
 
   it('passes a signed-in user\'s WebSocket through and echoes bytes both ways', async () => {
-    const answer = await upgradeRequest(`${platform.web}/mails/socket?x=1`, { cookie });
+    const answer = await toolUpgrade(`${mail.origin}/mails/socket?x=1`, { cookie, origin: mail.origin });
     expect(answer.status).to.equal(101);
     answer.socket!.write('ping through the proxy');
     expect((await readBytes(answer.socket!, 22)).toString()).to.equal('ping through the proxy');
     answer.socket!.destroy();
   });
 
-  it('refuses a WebSocket without a session (401), with a stale cookie (401) and outside any tool (404)', async () => {
-    expect((await upgradeRequest(`${platform.web}/mails/socket`, {})).status).to.equal(401);
-    expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie: `${SESSION_COOKIE}=s%3Anot-a-session.sig` })).status).to.equal(401);
-    expect((await upgradeRequest(`${platform.web}/projects`, { cookie })).status).to.equal(404);
+  it('refuses a WebSocket without a tool cookie (401), with a forged one (401) and outside any tool (404)', async () => {
+    const origin = mail.origin;
+    expect((await toolUpgrade(`${origin}/mails/socket`, { origin })).status).to.equal(401);
+    expect((await toolUpgrade(`${origin}/mails/socket`, { origin, cookie: 'forja.tool=e30.not-signed' })).status).to.equal(401);
+    expect((await toolUpgrade(`${origin}/projects`, { origin, cookie })).status).to.equal(404);
   });
 
   it('sends an anonymous visitor to sign in, and answers htmx with 401 and HX-Redirect', async () => {
@@ -102,10 +107,11 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     expect(htmx.headers.get('hx-redirect')).to.equal(`/login?next=${encodeURIComponent('/mails/x')}`);
   });
 
-  it('sends an htmx request (a boosted link, a sign-in redirect) to load the tool as a page of its own', async () => {
-    const res = await send('/mails/inbox?x=1', { headers: { 'hx-request': 'true' } });
+  it('sends an htmx request (a boosted link, a sign-in redirect) to load the tool on its own origin', async () => {
+    const viewer = await platform.signedIn('viewer');
+    const res = await fetch(`${platform.web}/mails/inbox?x=1`, { headers: { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, 'hx-request': 'true' }, redirect: 'manual' });
     expect(res.status).to.equal(200);
-    expect(res.headers.get('hx-redirect')).to.equal('/mails/inbox?x=1');
+    expect(res.headers.get('hx-redirect')).to.match(/^http:\/\/mail\.tools\.localhost:\d+\/\.forja\/enter\?token=.*&to=%2Fmails%2Finbox%3Fx%3D1$/);
     expect(res.headers.get('x-seen-method'), 'the tool is not asked').to.equal(null);
   });
 
@@ -116,7 +122,7 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     expect(res.status).to.equal(502);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     expect(textOf(await res.text())).to.include('The mail catcher is not running or does not answer at the moment.');
-    const ws = await upgradeRequest(`${platform.web}/mails/socket`, { cookie }).catch((error: Error) => error);
+    const ws = await toolUpgrade(`${mail.origin}/mails/socket`, { cookie, origin: mail.origin }).catch((error: Error) => error);
     expect(ws, 'a WebSocket to a tool that is down is cut').to.be.instanceOf(Error);
   });
 });
