@@ -77,3 +77,35 @@ export function toolFetch(url: string, init: { method?: string; headers?: Record
     req.end(init.body);
   });
 }
+
+/** What a tool client answers: the tool host's answer, or web's when web did not open the tool (403, 404). */
+export interface ToolClientAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * A browser-like client of the tools as `session`'s user: the first request for a tool host goes
+ * through web's link (openTool), later ones straight to the host with its cookie; writes carry the
+ * host's own Origin unless `headers` says otherwise.
+ */
+export function toolClient(session: WebSession) {
+  const cookies = new Map<string, ToolSession>();
+  return async (path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<ToolClientAnswer> => {
+    const web = await session.get(path);
+    if (web.status !== 303 || !web.location?.includes('/.forja/enter?')) return { status: web.status, headers: web.headers, text: web.html };
+    const host = new URL(web.location).host;
+    let tool = cookies.get(host);
+    if (!tool) {
+      tool = await openTool(session, path);
+      cookies.set(host, tool);
+    }
+    const res = await toolFetch(`${tool.origin}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { cookie: tool.cookie, origin: tool.origin, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+}

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { HttpError } from '#shared/http/errors.ts';
 import { toolFor, type WebTool } from '../webTools.ts';
-import { pathSlug, perInstance, toolHost, toolKind, toolOrigin, type ToolsOrigin } from './toolHosts.ts';
+import { pathSlug, toolHost, toolKind, toolOrigin, type ToolsOrigin } from './toolHosts.ts';
 import type { ToolTokens } from './toolTokens.ts';
 
 /** How web signs a user in to the tools origin. */
@@ -11,10 +11,10 @@ export interface ToolSignIn {
 }
 
 /** Where web sends a user to open the tool page `path` (a tool path of web's, `/mails/…`): its host's sign-in with a fresh token. */
-export function toolEntry(tool: WebTool, path: string, userId: string, signIn: ToolSignIn): string | null {
+export function toolEntry(tool: WebTool, path: string, userId: string, signIn: ToolSignIn): string {
   const kind = toolKind(tool.prefix);
   const slug = pathSlug(tool.prefix, path.split('?', 1)[0] ?? '');
-  if (perInstance(tool.prefix) && slug === undefined) return null;
+  // The database admin's bare `/dbadmin/` names no instance: its own host, where Adminer gets no role.
   const host = toolHost(kind, slug, signIn.origin);
   const token = signIn.tokens.mint({ user: userId, kind, slug: slug ?? null, host });
   return `${toolOrigin(host, signIn.origin)}/.forja/enter?token=${token}&to=${encodeURIComponent(path)}`;
