@@ -56,7 +56,8 @@ export function toolsServer(ctx: WebContext, tools: WebTool[], signIn: ToolSignI
     }
     if (!SAFE.has(req.method) && !fromOwnOrigin(req, toolOrigin(target.host, signIn.origin))) throw new HttpError(403, 'This tool takes changes only from its own pages.');
     res.locals['user'] = user;
-    target.tool.proxy.handle(req, res, next);
+    // A tool's handler may be async (the database admin looks its instance up): its refusal is an error page here.
+    await (target.tool.proxy.handle(req, res, next) as unknown as Promise<void> | undefined);
   });
 
   const errors: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
