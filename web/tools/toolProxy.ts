@@ -114,11 +114,12 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
     });
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       for (const name of options.hideResponseHeaders ?? []) delete proxyRes.headers[name];
-      // The tool's own policy never replaces its origin's: set on the tool's answer, which http-proxy copies after this event.
-      proxyRes.headers['content-security-policy'] = policy;
+      // A tool's own policy (Jupyter's, code-server's) stays, as before; one that sets none gets its origin's.
+      // Set on the tool's answer, which http-proxy (or forwardScrubbed) copies after this event.
+      proxyRes.headers['content-security-policy'] ??= policy;
       for (const [name, value] of Object.entries(options.responseHeaders?.(req) ?? {})) {
         const key = name.toLowerCase();
-        proxyRes.headers[key] = key === 'content-security-policy' ? `${policy}; ${value}` : value;
+        proxyRes.headers[key] = key === 'content-security-policy' ? `${String(proxyRes.headers[key])}; ${value}` : value;
       }
       if (options.scrubFromResponses) forwardScrubbed(proxyRes, req, res, options.scrubFromResponses(req));
     });
