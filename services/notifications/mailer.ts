@@ -32,7 +32,7 @@ export interface Mailer {
 }
 
 export interface SmtpTimeouts {
-  /** Each of: connecting, the greeting, and any silence of the server afterwards. */
+  /** Each of: connecting and the greeting; any silence of the server afterwards gets twice this. */
   timeoutMs: number;
 }
 
@@ -43,7 +43,10 @@ export interface SmtpTimeouts {
  * timeouts, and `signal` cuts an attempt short whatever the server does.
  */
 export function smtpMailer(url: string, { timeoutMs }: SmtpTimeouts): Mailer {
-  const transport = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, dnsTimeout: timeoutMs });
+  // The silence timer starts when the socket is made, before the greeting's: were they equal, a
+  // server that accepts and never speaks would be recorded as a bare "Timeout" whenever the
+  // connection took a moment, instead of "Greeting never received".
+  const transport = nodemailer.createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs * 2, dnsTimeout: timeoutMs });
   const shown = new URL(url);
   return {
     via: 'smtp',
