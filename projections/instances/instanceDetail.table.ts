@@ -15,6 +15,8 @@ export interface InstanceDetailTable extends InstanceOutColumns {
   commit: string | null;
   /** The branch head last seen (git or a push); differs from `commit` when the instance is behind. */
   branch_head: string | null;
+  /** jsonb: the ERP's addons path the last build computed, in order (host folders); null before one. */
+  addons_path: JSONColumnType<string[] | null, string | null, string | null>;
   /** The ERP's port on 127.0.0.1, kept across stops and starts once chosen. */
   port: number | null;
   /** A database was created for it (until destroyed): `start` and `restart` have something to run. */

@@ -39,6 +39,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
           standin: false,
           commit: null,
           branch_head: null,
+          addons_path: null,
           port: null,
           provisioned: false,
           rebuild_pending: false,
@@ -68,6 +69,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
         if (facts.commit) patch.commit = facts.commit;
         if (facts.branchHead) patch.branch_head = facts.branchHead;
         if (facts.port) patch.port = facts.port;
+        if (facts.addonsPath) patch.addons_path = JSON.stringify(facts.addonsPath);
         if (event.data.step === 'database') patch.provisioned = true;
       }
       const legacyFailure = event.type === 'InstanceStepFailed' && event.data.retryable === undefined;

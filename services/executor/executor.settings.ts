@@ -16,6 +16,16 @@ export const executorSettingsSchema = {
       minLength: 1,
       description: 'process runtime: the odoo-bin-compatible command; {version} is replaced by the ERP version (/opt/odoo/{version}/odoo-bin); unset = the ERP stand-in shipped in the repo',
     },
+    FORJA_ERP_ADDONS: {
+      type: 'string',
+      description:
+        "the ERP's standard addons folders, comma-separated, first on every instance's addons path; {version} is replaced (/opt/odoo/{version}/addons); unset = the stand-in's own when the ERP is the stand-in, else none (the ERP's default)",
+    },
+    FORJA_ERP_ENTERPRISE_ADDONS: {
+      type: 'string',
+      minLength: 1,
+      description: 'the enterprise addons folder, {version} replaced (/opt/odoo/{version}/enterprise), on the addons path of enterprise-edition instances; unset = such an instance fails its build saying so',
+    },
     FORJA_ERP_DATABASE_URL: {
       type: 'string',
       pattern: '^postgres(ql)?://',
@@ -104,6 +114,8 @@ export const executorSettingsSchema = {
 export interface ExecutorSettings {
   FORJA_RUNTIME: 'auto' | 'process' | 'docker';
   FORJA_ERP_COMMAND?: string;
+  FORJA_ERP_ADDONS?: string;
+  FORJA_ERP_ENTERPRISE_ADDONS?: string;
   FORJA_ERP_DATABASE_URL?: string;
   FORJA_DOCKER_SOCKET: string;
   FORJA_DOCKER_IMAGE: string;

@@ -83,6 +83,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       dataDir: config.FORJA_DATA_DIR,
       uidRange,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
+      addons: { FORJA_ERP_ADDONS: settings.FORJA_ERP_ADDONS, FORJA_ERP_ENTERPRISE_ADDONS: settings.FORJA_ERP_ENTERPRISE_ADDONS },
       ports: portAllocator({ range: parsePortRange(settings.FORJA_ERP_PORTS), reserved: () => keptPorts(readModel) }),
       heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
     };
@@ -109,6 +110,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       filestoreLimits: filestoreLimits(settings),
       upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH),
       heartbeatMs: env.heartbeatMs,
+      addons: env.addons,
     };
     const steps = migrationSteps({ url: settings.FORJA_UPGRADE_SERVICE_URL, email: settings.FORJA_UPGRADE_SERVICE_EMAIL });
     const consuming = consumeWork(

@@ -67,6 +67,7 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
       database,
       db,
       sourceDir: null,
+      addonsPath: [],
       dataDir: instanceDir(root, slug),
       logFile: instanceLogFile(root, slug, 'erp'),
       root,

@@ -16,16 +16,14 @@ describe('checking the requested modules are installed', () => {
     ]);
   });
 
-  it('names the unknown modules with the addons path searched, and the known ones with their state', () => {
+  it('names the unknown modules with the addons path searched, in its order, and the known ones with their state', () => {
     const missing = [{ name: 'no_such_module', state: null }, { name: 'stock', state: 'to install' }, { name: 'other', state: null }];
-    expect(missingModulesMessage(missing, ['/srv/forja/instances/acme-dev/src'])).to.equal(
-      "modules not installed: no_such_module, other (not found in the addons path: /srv/forja/instances/acme-dev/src, the ERP's standard addons), stock (state to install)",
+    expect(missingModulesMessage(missing, ['/opt/odoo/17.0/addons', '/srv/forja/instances/acme-dev/src', '/srv/forja/instances/acme-dev/src/addons'])).to.equal(
+      "modules not installed: no_such_module, other (not found in the addons path: /opt/odoo/17.0/addons, /srv/forja/instances/acme-dev/src, /srv/forja/instances/acme-dev/src/addons), stock (state to install)",
     );
   });
 
-  it('says only the standard addons were searched when the instance has no repository', () => {
-    expect(missingModulesMessage([{ name: 'no_such_module', state: null }], [])).to.equal(
-      "modules not installed: no_such_module (not found in the addons path: the ERP's standard addons)",
-    );
+  it("says the ERP's default was searched when it was given no addons path", () => {
+    expect(missingModulesMessage([{ name: 'no_such_module', state: null }], [])).to.equal("modules not installed: no_such_module (not found in the addons path: the ERP's default)");
   });
 });

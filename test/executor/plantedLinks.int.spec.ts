@@ -107,6 +107,7 @@ describe('links an ERP account plants where root works (issue 24)', function () 
       database: `forja_${slug.replace('-', '_')}`,
       db: { host: '127.0.0.1', port: 1, user: 'nobody', password: 'unused' },
       sourceDir: null,
+      addonsPath: [],
       dataDir: dir,
       logFile: instanceLogFile(root, slug, 'erp'),
       root,

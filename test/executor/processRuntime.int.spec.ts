@@ -73,6 +73,7 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
       database: url.pathname.slice(1),
       db: { host: url.hostname, port: Number(url.port), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
       sourceDir: null,
+      addonsPath: [],
       dataDir: instanceDir(root, slug),
       logFile: instanceLogFile(root, slug, 'erp'),
       root,

@@ -61,6 +61,7 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
       database: `forja_${slug.replace('-', '_')}`,
       db: { host: '127.0.0.1', port: 1, user: 'nobody', password: 'unused' },
       sourceDir: null,
+      addonsPath: [],
       dataDir: instanceDir(root, slug),
       logFile: instanceLogFile(root, slug, 'erp'),
       root,

@@ -57,6 +57,7 @@ describe('two instances are isolated from each other (issue 24)', function () {
         database,
         db: { host: server.hostname, port: Number(server.port), ...credentials(database) },
         sourceDir: null,
+        addonsPath: [],
         dataDir: instanceDir(root, slug),
         logFile: instanceLogFile(root, slug, 'erp'),
         root,

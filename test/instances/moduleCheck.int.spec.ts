@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
+import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
@@ -18,6 +19,8 @@ async function addonRepo(): Promise<BareRepo> {
   const repo = await createBareRepo('addons');
   await commitAndPush(repo, 'main', 'add acme_addon', async (work) => {
     await mkdir(join(work, 'acme_addon'));
+    // Both files: a folder without __init__.py is no module to the ERP's addons-path check (odoo/tools/config.py).
+    await writeFile(join(work, 'acme_addon', '__init__.py'), '');
     await writeFile(join(work, 'acme_addon', '__manifest__.py'), "{'name': 'Acme addon', 'depends': ['sale']}\n");
   });
   return repo;
@@ -58,7 +61,7 @@ describe('requested modules on the process runtime', function () {
     const created = await client.create({ name: 'typo', project: 'Modules', erp_version: '17.0', modules: ['sale', 'no_such_module'], git_repo: repo.url });
     const failed = await client.settled(created.slug, 'failed');
     const src = join(instanceDir(platform.config.FORJA_DATA_DIR, created.slug), 'src');
-    expect(failed.last_error).to.equal(`install_modules: modules not installed: no_such_module (not found in the addons path: ${src}, the ERP's standard addons)`);
+    expect(failed.last_error).to.equal(`install_modules: modules not installed: no_such_module (not found in the addons path: ${STANDIN_STANDARD_ADDONS}, ${src})`);
     const step = failed.job.steps.find((candidate) => candidate.step === 'install_modules');
     expect(step).to.include({ state: 'failed' });
     expect(await readFile(instanceLogFile(platform.config.FORJA_DATA_DIR, created.slug, 'erp'), 'utf8')).to.include('odoo.modules.loading: invalid module names, ignored: no_such_module');

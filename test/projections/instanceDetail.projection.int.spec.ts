@@ -48,6 +48,7 @@ describe('instance_detail read model', () => {
       standin: false,
       commit: null,
       branch_head: null,
+      addons_path: null,
       port: null,
       provisioned: false,
       rebuild_pending: false,
@@ -83,7 +84,7 @@ describe('instance_detail read model', () => {
   });
 
   it('keeps what the steps learned and the end of the job: running, where, which commit', async () => {
-    await spec.given([requested]).when(provisioned.slice(1)).then(detailOf('acme-dev', 'status', 'url', 'port', 'runtime', 'standin', 'commit', 'branch_head', 'provisioned', 'job_active'), {
+    await spec.given([requested]).when(provisioned.slice(1)).then(detailOf('acme-dev', 'status', 'url', 'port', 'runtime', 'standin', 'commit', 'branch_head', 'addons_path', 'provisioned', 'job_active'), {
       status: 'running',
       url: 'http://127.0.0.1:21000',
       port: 21000,
@@ -91,6 +92,7 @@ describe('instance_detail read model', () => {
       standin: true,
       commit: 'aaaaaaa1',
       branch_head: 'aaaaaaa1',
+      addons_path: ['/srv/forja/instances/acme-dev/src', '/srv/forja/instances/acme-dev/src/addons'],
       provisioned: true,
       job_active: false,
     });

@@ -99,6 +99,6 @@ export function instanceHistory(overrides: Partial<InstanceSettings> = {}) {
 export const PROVISION_FACTS: Record<string, StepFacts> = {
   resolve_source: { branchHead: 'aaaaaaa1' },
   fetch_code: { commit: 'aaaaaaa1' },
-  build: { runtime: 'process', standin: true },
+  build: { runtime: 'process', standin: true, addonsPath: ['/srv/forja/instances/acme-dev/src', '/srv/forja/instances/acme-dev/src/addons'] },
   start: { port: 21000, url: 'http://127.0.0.1:21000' },
 };

@@ -105,6 +105,22 @@ describe('web: the instance page through a job’s life', function () {
     expect(textOf(await page(slug))).to.include(`Runs commit ${NEWER.slice(0, 12)} of main , its branch head.`);
   });
 
+  it('lists the addons path the build gave the ERP, in order, the repository’s folders by their place in it', async () => {
+    const slug = await create('Addons', { git_repo: 'ssh://git@git.example.com/addons.git' });
+    const src = `/srv/forja/instances/${slug}/src`;
+    const addonsPath = ['/opt/odoo/18.0/addons', src, `${src}/addons`, `${src}/vendor/oca/web_tools`];
+    const facts = standinFacts('http://127.0.0.1:18074');
+    await player.run(slug, { ...facts, build: { ...facts.build, addonsPath } });
+    const html = await page(slug);
+    const list = html.slice(html.indexOf('<div class="addons-path'), html.indexOf('</ol>', html.indexOf('<div class="addons-path')));
+    expect([...list.matchAll(/<li>([^<]*)<code>([^<]*)<\/code><\/li>/g)].map((match) => `${match[1]}${match[2]}`)).to.deep.equal([
+      '/opt/odoo/18.0/addons',
+      'repository /',
+      'repository /addons',
+      'repository /vendor/oca/web_tools',
+    ]);
+  });
+
   it('offers the domain’s statuses, in its order, in the list’s filter', async () => {
     const html = (await developer.get('/instances')).html;
     const select = html.slice(html.indexOf('<select name="status"'), html.indexOf('</select>', html.indexOf('<select name="status"')));

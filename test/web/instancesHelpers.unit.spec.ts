@@ -110,6 +110,7 @@ function detailRow(overrides: Partial<InstanceDetailRow>): InstanceDetailRow {
     standin: true,
     commit: null,
     branch_head: null,
+    addons_path: null,
     port: null,
     provisioned: true,
     rebuild_pending: false,

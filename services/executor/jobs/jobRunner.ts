@@ -51,6 +51,8 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
     // The ERP connects as its database's own role, never as the server's admin.
     db: { ...env.erpDatabaseServer, ...env.credentials(database) },
     sourceDir: instance.gitRepo ? join(dir, 'src') : null,
+    // Computed by the build step, after the checkout (steps.ts); an instance built before it had none: `withAddonsPath`.
+    addonsPath: instance.facts.addonsPath ?? [],
     dataDir: dir,
     logFile: instanceLogFile(env.dataDir, instance.slug, 'erp'),
     root: env.dataDir,

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { ModuleState } from '../database/moduleStates.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
@@ -15,10 +14,10 @@ export function missingModules(requested: readonly string[], rows: readonly Modu
   return [...new Set(requested)].filter((name) => states.get(name) !== 'installed').map((name) => ({ name, state: states.get(name) ?? null }));
 }
 
-/** Names every missing module; for those the ERP does not know, where it looked for them. */
-export function missingModulesMessage(missing: readonly MissingModule[], addonsDirs: readonly string[]): string {
+/** Names every missing module; for those the ERP does not know, where it looked for them: the addons path it was given, in order. */
+export function missingModulesMessage(missing: readonly MissingModule[], addonsPath: readonly string[]): string {
   const unknown = missing.filter((module) => module.state === null).map((module) => module.name);
-  const searched = [...addonsDirs, "the ERP's standard addons"].join(', ');
+  const searched = addonsPath.length > 0 ? addonsPath.join(', ') : "the ERP's default";
   const parts = [
     ...(unknown.length > 0 ? [`${unknown.join(', ')} (not found in the addons path: ${searched})`] : []),
     ...missing.filter((module) => module.state !== null).map((module) => `${module.name} (state ${module.state})`),
@@ -33,6 +32,5 @@ export function missingModulesMessage(missing: readonly MissingModule[], addonsD
  */
 export async function assertModulesInstalled(databases: ErpDatabases, spec: ErpRunSpec, requested: readonly string[]): Promise<void> {
   const missing = missingModules(requested, await databases.moduleStates(spec.database, requested));
-  // The runtimes put the instance's checked-out code on the addons path, next to the standard addons.
-  if (missing.length > 0) throw new Error(missingModulesMessage(missing, spec.sourceDir ? [resolve(spec.sourceDir)] : []));
+  if (missing.length > 0) throw new Error(missingModulesMessage(missing, spec.addonsPath));
 }

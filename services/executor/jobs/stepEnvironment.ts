@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import type { LiveInstance, StepFacts } from '#services/instances/domain/instance.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
+import type { AddonsSettings } from '../runtime/addonsPath.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
@@ -52,6 +53,8 @@ export interface StepEnvironment {
   /** FORJA_TENANT_UID_RANGE, for the instance's own account (tenantFolders.ts); the default range when unset. */
   uidRange?: UidRange;
   healthTimeoutMs: number;
+  /** FORJA_ERP_ADDONS and FORJA_ERP_ENTERPRISE_ADDONS (addonsPath.ts); absent: both unset. */
+  addons?: AddonsSettings;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */
   ports: PortAllocator;
   /** The instance's ERP run spec (database name, folders, log file). */

@@ -11,6 +11,7 @@ import { filestoreDir } from '../database/filestore.ts';
 import { below, logStream } from '../logFile.ts';
 import { removeTree } from '../runtime/tenantFolders.ts';
 import { databaseManagerOpen, waitForHealth } from './healthCheck.ts';
+import { instanceAddonsPath, logAddonsPath, withAddonsPath } from './instanceAddons.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
@@ -101,7 +102,10 @@ const build: Step = async (env) => {
   // one started): a customer's dump does not stay on disk longer than it is needed.
   if (env.instance.source.kind === 'upload') await rm(uploadDir(env.dataDir, env.instance.source.uploadId), { recursive: true, force: true });
   await env.runtime.build(env.spec);
-  return { runtime: env.runtime.kind, standin: env.runtime.usesStandin(env.instance.erpVersion) };
+  // After the checkout (fetch_code) and the runtime's build (which tells whether the ERP is the stand-in).
+  const addonsPath = instanceAddonsPath(env);
+  await logAddonsPath(env, addonsPath);
+  return { runtime: env.runtime.kind, standin: env.runtime.usesStandin(env.instance.erpVersion), addonsPath };
 };
 
 const installModules: Step = async (env) => {
@@ -128,8 +132,9 @@ const start: Step = async (env) => {
   // The role's password is derived, not stored: setting it again costs one statement and heals a changed key.
   await withToolLog(env, 'db', (log) => env.databases(log).ensureRole(env.spec.database));
   const port = env.instance.facts.port ?? (await env.ports.allocate());
-  const { url } = await env.runtime.start(env.spec, port);
-  return { url, port };
+  const { spec, facts } = await withAddonsPath(env);
+  const { url } = await env.runtime.start(spec, port);
+  return { url, port, ...facts };
 };
 
 const healthCheck: Step = async (env) => {

@@ -22,6 +22,7 @@ import { layOutMigration } from '../runtime/tenantFolders.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
+import { standardAddons, type AddonsSettings } from '../runtime/addonsPath.ts';
 import { emailsFromUserStreams } from './userEmails.ts';
 import { workingInstances } from './workingInstances.ts';
 
@@ -44,6 +45,8 @@ export interface MigrationEnvironment {
   /** `${paths.upgrade}` for the ERP of a version. */
   upgradePath: (version: string) => string;
   heartbeatMs: number;
+  /** FORJA_ERP_ADDONS (addonsPath.ts); absent: unset. */
+  addons?: AddonsSettings;
 }
 
 export const migrationDir = (dataDir: string, slug: string): string => join(dataDir, 'migrations', slug);
@@ -140,6 +143,8 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       database: migration.workingDatabase,
       db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
       sourceDir: null,
+      // The ERP's standard addons only: a migration has no checkout (customer code in migrations: issue 26).
+      addonsPath: standardAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)),
       dataDir: join(paths.root, 'work'),
       logFile,
       root: env.dataDir,

@@ -21,8 +21,13 @@ export interface ErpRunSpec {
   /** The instance's database on `db`. */
   database: string;
   db: ErpDatabaseServer;
-  /** Checked-out code: extra addons for the ERP's addons path, or null when the instance has no repository. */
+  /** The checkout root, or null when the instance has no repository. */
   sourceDir: string | null;
+  /**
+   * The ERP's whole addons path, in order (absolute host folders, addonsPath.ts): standard,
+   * enterprise, then the checkout's folders that hold modules. Empty: the ERP's own default.
+   */
+  addonsPath: string[];
   /** The instance's own folder (filestore, runtime files); survives restarts, removed on destroy. */
   dataDir: string;
   /** The ERP's log file (`erp` source of the log viewer): its output goes here, opened by the runtime. */

@@ -71,6 +71,8 @@ export interface StepFacts {
   port?: number;
   runtime?: string;
   standin?: boolean;
+  /** The ERP's addons path, in order, computed by the build step after the checkout (absolute host folders). */
+  addonsPath?: string[];
 }
 
 export type InstanceEvent =

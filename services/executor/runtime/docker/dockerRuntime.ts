@@ -101,7 +101,7 @@ export class DockerRuntime implements Runtime {
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
     const user = prepareTenant(spec, this.uidRange);
-    await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
+    await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image));
     await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal);
   }
 
@@ -116,7 +116,7 @@ export class DockerRuntime implements Runtime {
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
       const user = prepareTenant(spec, this.uidRange);
-      await writeErpConfig(spec.dataDir, containerConfigOptions(spec));
+      await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image));
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
       const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };

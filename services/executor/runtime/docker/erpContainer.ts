@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { join, posix, relative, resolve } from 'node:path';
 import type { ContainerCreateOptions } from 'dockerode';
 import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigDir } from '../erpConfigFile.ts';
@@ -24,13 +24,42 @@ const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', home:
 /** What the ERP writes in its data dir (odoo/tools/config.py: filestore(), session_dir, addons_data_dir). */
 const WRITTEN = ['filestore', 'sessions', 'addons'] as const;
 
+/** Where addons folders from outside the checkout (standard, enterprise: FORJA_ERP_ADDONS…) are mounted, one numbered folder each. */
+const MORE_ADDONS = '/mnt/forja-addons';
+
+/**
+ * The addons path inside the container, and the read-only mounts it needs. The checkout is
+ * mounted at /mnt/extra-addons as the official image expects it, so its folders keep their place
+ * below it; a folder of the image's host folder (the stand-in's own addons) is already there at the
+ * same path; any other host folder is mounted at /mnt/forja-addons/<n>.
+ */
+export function containerAddons(spec: ErpRunSpec, image: Pick<ErpImage, 'hostFolder'>): { path: string[]; binds: string[] } {
+  const source = spec.sourceDir ? resolve(spec.sourceDir) : null;
+  const below = (folder: string, parent: string) => folder === parent || folder.startsWith(`${parent}/`);
+  const path: string[] = [];
+  const binds: string[] = [];
+  for (const folder of spec.addonsPath.map((item) => resolve(item))) {
+    if (source && below(folder, source)) path.push(posix.join(IN_CONTAINER.addons, relative(source, folder)));
+    else if (image.hostFolder && below(folder, image.hostFolder)) path.push(folder);
+    else {
+      const mountPoint = `${MORE_ADDONS}/${binds.length}`;
+      binds.push(`${folder}:${mountPoint}:ro`);
+      path.push(mountPoint);
+    }
+  }
+  return { path, binds };
+}
+
 /**
  * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
- * to the database manager's options. With `-c` the ERP no longer reads the image's own
- * /etc/odoo/odoo.conf, so the addons path it set goes here when the instance's code is mounted
- * there (in the file, not on the command line, where 16.0–18.0 refuse a folder without modules).
+ * to the database manager's options: the addons path as the container sees it (containerAddons).
+ * With `-c` the ERP no longer reads the image's own /etc/odoo/odoo.conf and its
+ * `addons_path = /mnt/extra-addons`; the path is in the file, not on the command line.
  */
-export const containerConfigOptions = (spec: ErpRunSpec): Record<string, string> => (spec.sourceDir ? { addons_path: IN_CONTAINER.addons } : {});
+export function containerConfigOptions(spec: ErpRunSpec, image: Pick<ErpImage, 'hostFolder'>): Record<string, string> {
+  const { path } = containerAddons(spec, image);
+  return path.length > 0 ? { addons_path: path.join(',') } : {};
+}
 
 export const LABELS = {
   instance: 'forja.instance',
@@ -95,6 +124,7 @@ function binds(spec: ErpRunSpec, image: ErpImage): string[] {
     // The folder, not the file: a file mount would keep the replaced file's inode after the next start rewrites it.
     `${erpConfigDir(spec.dataDir)}:${IN_CONTAINER.config}:ro`,
     ...(spec.sourceDir ? [`${resolve(spec.sourceDir)}:${IN_CONTAINER.addons}:ro`] : []),
+    ...containerAddons(spec, image).binds,
     ...(image.hostFolder ? [`${image.hostFolder}:${image.hostFolder}:ro`] : []),
   ];
 }

@@ -11,8 +11,6 @@ import { IMAGE_LABELS, STANDIN_IMAGE } from './erpImage.ts';
 /** This checkout: the image names it, and the runtime bind-mounts it read-only at the same path. */
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const HASH_LABEL = 'forja.standin.hash';
-/** Where the runtime mounts the instance's checked-out code (erpContainer.ts), as the official image expects it. */
-const EXTRA_ADDONS = '/mnt/extra-addons';
 
 /**
  * Builds Forja's ERP stand-in as an image on the engine, with no registry and no base image: a
@@ -70,8 +68,7 @@ function entryScript(node: string): string {
   return [
     '#!/bin/sh',
     "# Forja's ERP stand-in: the repository is bind-mounted read-only at the same path (label forja.host-folder).",
-    "# The official image's odoo.conf puts /mnt/extra-addons, where the runtime mounts the instance's code, on the addons path.",
-    `if [ -d ${EXTRA_ADDONS} ]; then set -- --addons-path ${EXTRA_ADDONS} "$@"; fi`,
+    "# No addons path of its own: Forja's -c file names the whole path (erpContainer.ts), and with -c the official image's odoo.conf is not read either.",
     `exec ${quoted(node)} --import ${quoted(`${REPOSITORY}/node_modules/tsx/dist/loader.mjs`)} ${quoted(`${REPOSITORY}/services/erp-standin/main.ts`)} "$@"`,
     '',
   ].join('\n');

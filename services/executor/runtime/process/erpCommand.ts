@@ -74,9 +74,14 @@ export function erpArgs(spec: ErpRunSpec): string[] {
     '--db_port', String(spec.db.port),
     '--db_user', spec.db.user,
     '--data-dir', resolve(spec.dataDir),
-    ...(spec.sourceDir ? ['--addons-path', resolve(spec.sourceDir)] : []),
   ];
 }
+
+/**
+ * What the configuration file adds for this run: the whole addons path (addonsPath.ts), in the
+ * file rather than as `--addons-path`, where a command line would show it to every local user.
+ */
+export const erpConfigOptions = (spec: ErpRunSpec): Record<string, string> => (spec.addonsPath.length > 0 ? { addons_path: spec.addonsPath.join(',') } : {});
 
 /** Variables the ERP may need; the executor's own (master key, service token, URLs) stay out of customer code's reach. */
 const PASSED_THROUGH = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];

@@ -5,7 +5,7 @@ import type { SystemUser } from '#shared/local/systemUser.ts';
 import { openLogAppend } from '../../logFile.ts';
 import { writeErpConfig } from '../erpConfigFile.ts';
 import type { ErpRunSpec } from '../runtime.ts';
-import { erpEnv } from './erpCommand.ts';
+import { erpConfigOptions, erpEnv } from './erpCommand.ts';
 import { isServerAlive, type PidRecord } from './pidFile.ts';
 
 /**
@@ -18,7 +18,7 @@ import { isServerAlive, type PidRecord } from './pidFile.ts';
  */
 export async function spawnErp(command: string, args: string[], spec: ErpRunSpec, user: SystemUser | null = null): Promise<ChildProcess & { pid: number }> {
   const cwd = resolve(spec.dataDir);
-  await writeErpConfig(spec.dataDir); // `-c` in erpArgs
+  await writeErpConfig(spec.dataDir, erpConfigOptions(spec)); // `-c` in erpArgs
   const log = openLogAppend(spec.root, spec.logFile);
   let child: ChildProcess;
   try {
