@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
-import { addonsPathFor, AddonsPathError, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
+import { addonsPathFor, AddonsPathError, MAX_ADDONS_FOLDERS, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
 import { AddonsScanError, checkoutAddons } from '#services/executor/runtime/checkoutAddons.ts';
 import { checkoutCommit } from '#shared/git/gitSource.ts';
 import { addonsRepo, writeModule } from '#test/support/addonsRepo.ts';
@@ -119,6 +119,14 @@ describe('the addons path (addonsPath.ts)', function () {
       const error = thrown(() => checkoutAddons(src, { depth: 1, folders: 1000 }));
       expect(error).to.be.instanceOf(AddonsScanError);
       expect(error.message).to.match(/^the repository's folders go deeper than 1 levels \(\S+\/\S+\)/);
+    });
+
+    it('stops past the most folders one path may hold', async () => {
+      const dir = runDir('many');
+      for (let n = 0; n <= MAX_ADDONS_FOLDERS; n++) await writeModule(join(dir, `f${n}`, 'm'), 'M');
+      const error = thrown(() => addonsPathFor(request({ checkoutDir: dir, standin: false })));
+      expect(error).to.be.instanceOf(AddonsPathError);
+      expect(error.message).to.match(new RegExp(`^the addons path would have ${MAX_ADDONS_FOLDERS + 1} folders holding modules; Forja gives the ERP ${MAX_ADDONS_FOLDERS} at most`));
     });
 
     it('refuses a folder holding modules whose name the addons_path cannot hold', async () => {

@@ -69,6 +69,9 @@ export function enterpriseAddons(settings: AddonsSettings, erpVersion: string): 
   return folderOf('FORJA_ERP_ENTERPRISE_ADDONS', settings.FORJA_ERP_ENTERPRISE_ADDONS, erpVersion);
 }
 
+/** Most folders on one path: what the build step's event records (InstanceStepCompleted.v1.json) holds. */
+export const MAX_ADDONS_FOLDERS = 1000;
+
 /** The full, ordered addons path (absolute host folders), each folder once, the first place it appears. */
 export function addonsPathFor(request: AddonsPathRequest): string[] {
   const { settings, erpVersion } = request;
@@ -77,5 +80,7 @@ export function addonsPathFor(request: AddonsPathRequest): string[] {
     ...(request.edition === 'enterprise' ? [enterpriseAddons(settings, erpVersion)] : []),
     ...(request.checkoutDir ? checkoutAddons(request.checkoutDir, request.limits ?? DEFAULT_SCAN_LIMITS) : []),
   ];
-  return [...new Set(folders)];
+  const path = [...new Set(folders)];
+  if (path.length > MAX_ADDONS_FOLDERS) throw new AddonsPathError(`the addons path would have ${path.length} folders holding modules; Forja gives the ERP ${MAX_ADDONS_FOLDERS} at most (move what the ERP does not need into a folder whose name starts with a dot)`);
+  return path;
 }
