@@ -27,6 +27,22 @@ export interface StandinOptions {
   listDb: boolean;
   /** `admin_passwd`, the master password: plain or a passlib hash; false or empty refuses every password. */
   adminPasswd: string | false;
+  /** `--proxy-mode` / `proxy_mode`: honour X-Forwarded-* headers (odoo/http.py), off by default. */
+  proxyMode: boolean;
+  /** `--without-demo` / `without_demo` as given (`all`, `True`, a module list), undefined when unset or false. */
+  withoutDemo: string | undefined;
+  /** `--with-demo` (19.0 only: demo data in new databases); an older ERP has no such option. */
+  withDemo: boolean;
+  /** `with_demo` in the configuration file (19.0's key; older ones ignore it as any unknown key). */
+  withDemoInFile: boolean;
+  /** `--workers` / `workers`: 0 is the threaded mode; more runs HTTP workers and a gevent worker. */
+  workers: number;
+  /** `--gevent-port` / `gevent_port` (default 8072): where the gevent worker serves `/websocket` when workers > 0. */
+  geventPort: number;
+  /** `-D/--data-dir` / `data_dir`, undefined for the ERP's default. */
+  dataDir: string | undefined;
+  /** `--limit-*` / `limit_*`: read and checked as the real ERP does (integers); the stand-in enforces none. */
+  limits: Record<'memorySoft' | 'memoryHard' | 'timeCpu' | 'timeReal', number | undefined>;
 }
 
 export class UsageError extends Error {
@@ -44,6 +60,13 @@ function modules(value: string | undefined, flag: string): string[] {
 }
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+
+/** An optparse `type="int"` option: a bad value is an option error, as on the real ERP. */
+function integer(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[-+]?\d+$/.test(value.trim())) throw new UsageError(`option ${flag}: invalid integer value: '${value}'`);
+  return Number(value);
+}
 
 function port(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
@@ -77,6 +100,16 @@ export function parseStandinArgs(argv: string[], env: NodeJS.ProcessEnv = proces
         'addons-path': { type: 'string' },
         'data-dir': { type: 'string', short: 'D' },
         'without-demo': { type: 'string' },
+        'with-demo': { type: 'boolean' },
+        'proxy-mode': { type: 'boolean' },
+        workers: { type: 'string' },
+        'gevent-port': { type: 'string' },
+        'limit-memory-soft': { type: 'string' },
+        'limit-memory-hard': { type: 'string' },
+        'limit-time-cpu': { type: 'string' },
+        'limit-time-real': { type: 'string' },
+        'limit-time-real-cron': { type: 'string' },
+        'limit-request': { type: 'string' },
         'no-http': { type: 'boolean' },
         'upgrade-path': { type: 'string' },
         load: { type: 'string' },
@@ -98,6 +131,9 @@ export function parseStandinArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   };
   const database = values.database ?? text('db_name');
   if (!database) throw new UsageError('-d/--database is required');
+  // Taken and checked like the other limits, not kept: the stand-in enforces no limit.
+  integer(values['limit-request'] ?? text('limit_request'), '--limit-request');
+  integer(values['limit-time-real-cron'] ?? text('limit_time_real_cron'), '--limit-time-real-cron');
   return {
     database,
     install: modules(values.init, '-i'),
@@ -116,7 +152,26 @@ export function parseStandinArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     rcFile,
     listDb: values['no-database-list'] === true ? false : truthy(file.get('list_db') ?? true),
     adminPasswd: adminPasswd(file.get('admin_passwd')),
+    proxyMode: values['proxy-mode'] === true || truthy(file.get('proxy_mode') ?? false),
+    withoutDemo: withoutDemo(values['without-demo'] ?? file.get('without_demo')),
+    withDemo: values['with-demo'] === true,
+    withDemoInFile: truthy(file.get('with_demo') ?? false),
+    workers: integer(values.workers ?? text('workers'), '--workers') ?? 0,
+    geventPort: port(values['gevent-port'] ?? text('gevent_port'), 8072, '--gevent-port'),
+    dataDir: values['data-dir'] ?? text('data_dir'),
+    limits: {
+      memorySoft: integer(values['limit-memory-soft'] ?? text('limit_memory_soft'), '--limit-memory-soft'),
+      memoryHard: integer(values['limit-memory-hard'] ?? text('limit_memory_hard'), '--limit-memory-hard'),
+      timeCpu: integer(values['limit-time-cpu'] ?? text('limit_time_cpu'), '--limit-time-cpu'),
+      timeReal: integer(values['limit-time-real'] ?? text('limit_time_real'), '--limit-time-real'),
+    },
   };
+}
+
+/** `without_demo`: False, empty or unset leaves demo data on; `all`, `True` or any other value turns it off (odoo/tools/config.py). */
+function withoutDemo(value: RcValue | undefined): string | undefined {
+  if (value === undefined || value === false || value === '') return undefined;
+  return value === true ? 'True' : value;
 }
 
 /** The default master password is `admin` (odoo/tools/config.py); `admin_passwd = False` or empty refuses them all. */

@@ -1,11 +1,14 @@
 import { appendFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { constants } from 'node:os';
 import { parseStandinArgs, UsageError, type StandinOptions } from './args.ts';
 import { DatabaseManager } from './databaseManager.ts';
-import { standinServer } from './http.ts';
-import { knownModules } from './knownModules.ts';
+import { demoForNewDatabase } from './demo.ts';
+import { standinServers } from './http.ts';
+import { erpAddonsPath, modulesOn } from './knownModules.ts';
 import { MigrationError } from './migration.ts';
 import { initializeDatabase, type StandinSetup } from './modules.ts';
+import pg from 'pg';
 import { endSessions } from './sessions.ts';
 import { checkUpgradePath } from './upgradePath.ts';
 import { standinVersion } from './version.ts';
@@ -15,8 +18,9 @@ import { standinVersion } from './version.ts';
  * `--stop-after-init`, `--http-port`, `--db_host`, `--upgrade-path`, `--load`, `-c`, `--no-database-list`…)
  * and reads the configuration file as the real one does (configFile.ts). It really connects to
  * PostgreSQL, keeps `ir_module_module`, migrates between versions as OpenUpgrade does, writes an
- * ERP-style log and serves `/web/health`, `/web/login` and the database manager (`/web/database/*`,
- * open by default with the master password `admin`, as on the real ERP). It is a test double of the ERP, for the
+ * ERP-style log and serves `/web/health`, `/web/login`, `/websocket` and the database manager (`/web/database/*`,
+ * open by default with the master password `admin`, as on the real ERP). Like the real threaded
+ * server it listens first and loads the database while already answering `/web/health`. It is a test double of the ERP, for the
  * tests and the first-run demo, not of Forja's own code. Like the real ERP it installs only modules
  * it can find: its standard ones and the addons on `--addons-path`. It plays the ERP version in
  * FORJA_STANDIN_VERSION (see version.ts).
@@ -44,7 +48,9 @@ function log(level: string, logger: string, message: string): void {
 
 let setup: StandinSetup;
 try {
-  setup = { known: knownModules(options.addonsPath), version: standinVersion(process.env), upgradePath: checkUpgradePath(options.upgradePath) };
+  const version = standinVersion(process.env);
+  const addonsPath = erpAddonsPath(options.addonsPath, version, (message) => log('WARNING', 'odoo.tools.config', message));
+  setup = { known: modulesOn(addonsPath), version, upgradePath: checkUpgradePath(options.upgradePath), demo: demoForNewDatabase(options, version) };
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   log('ERROR', 'odoo.tools.config', error.message);
@@ -52,18 +58,33 @@ try {
 }
 
 const connection = { host: options.dbHost, port: options.dbPort, user: options.dbUser, password: options.dbPassword };
-const server = standinServer(options.database, new DatabaseManager(options, log), log);
+let markLoaded!: () => void;
+const loaded = new Promise<void>((resolve) => (markLoaded = resolve));
+let isLoaded = false;
+const servers = standinServers(
+  {
+    database: options.database,
+    loaded,
+    proxyMode: options.proxyMode,
+    workers: options.workers,
+    geventPort: options.geventPort,
+    version: setup.version,
+    dbServerUp: () => dbServerUp(connection),
+  },
+  new DatabaseManager(options, log),
+  log,
+);
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     stopping = true;
     log('INFO', 'odoo.service.server', `Initiating shutdown (${signal})`);
-    if (server.listening) {
-      server.close(() => process.exit(0));
-      server.closeAllConnections();
+    if (isLoaded) {
+      servers.close(() => process.exit(0));
       return;
     }
     // Mid-initialization: the statements this process runs end with it (their transactions roll back).
+    servers.close(() => undefined);
     void endSessions(connection)
       .then((pids) => pids.length > 0 && log('INFO', 'odoo.sql_db', `terminated the running statements of backends ${pids.join(', ')}`))
       .catch((error: unknown) => log('ERROR', 'odoo.sql_db', `cannot end the running statements: ${(error as Error).message}`))
@@ -72,6 +93,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 log('INFO', 'odoo', `ERP stand-in${setup.version ? ` ${setup.version}` : ''} starting (database ${options.database} on ${options.dbHost}:${options.dbPort})`);
+if (!options.stopAfterInit) {
+  // odoo/service/server.py: the threaded server starts HTTP, then loads the registry (preload_registries);
+  // with workers, the prefork server also starts the gevent worker on gevent_port.
+  await listen(servers.http, options.httpPort, 'HTTP service (werkzeug)');
+  if (servers.gevent) await listen(servers.gevent, options.geventPort, 'Evented Service (longpolling)');
+}
 try {
   await initializeDatabase(options, setup, log);
 } catch (error) {
@@ -88,9 +115,34 @@ if (options.stopAfterInit) {
   log('INFO', 'odoo.service.server', 'Initiating shutdown (--stop-after-init)');
   process.exit(0);
 }
+isLoaded = true;
+markLoaded();
+log('INFO', 'odoo.modules.loading', `Registry loaded for database ${options.database}`);
 
-server.on('error', (error) => {
-  log('ERROR', 'odoo.service.server', `HTTP service failed: ${error.message}`);
-  process.exit(1);
-});
-server.listen(options.httpPort, options.httpInterface, () => log('INFO', 'odoo.service.server', `HTTP service (werkzeug) running on ${options.httpInterface}:${options.httpPort}`));
+function listen(server: Server, port: number, what: string): Promise<void> {
+  return new Promise((resolve) => {
+    server.once('error', (error) => {
+      log('ERROR', 'odoo.service.server', `${what} failed: ${error.message}`);
+      process.exit(1);
+    });
+    server.listen(port, options.httpInterface, () => {
+      log('INFO', 'odoo.service.server', `${what} running on ${options.httpInterface}:${port}`);
+      resolve();
+    });
+  });
+}
+
+/** `/web/health?db_server_status=1`: a connection to the server's `postgres` database (odoo.sql_db.db_connect('postgres')). */
+async function dbServerUp(config: pg.ClientConfig): Promise<boolean> {
+  const client = new pg.Client({ ...config, database: 'postgres', connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

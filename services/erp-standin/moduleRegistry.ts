@@ -28,7 +28,15 @@ export async function createModuleRegistry(client: pg.Client): Promise<void> {
   )`);
   await client.query(`alter table ir_mail_server add column if not exists smtp_pass varchar`);
   await client.query(`create table if not exists ir_ui_view (id serial primary key, name varchar not null, active boolean not null default true)`);
+  // base's res.partner, for the demo partners base installs with demo data (odoo/addons/base/data/res_partner_demo.xml).
+  await client.query(`create table if not exists res_partner (id serial primary key, name varchar not null, is_company boolean not null default false, active boolean not null default true)`);
   await client.query(`create table if not exists ir_attachment (id serial primary key, name varchar not null, res_model varchar, store_fname varchar)`);
+}
+
+/** Whether base was installed with demo data: modules installed later get demo data too (their dependency has it). */
+export async function databaseHasDemo(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ demo: boolean }>(`select demo from ir_module_module where name = 'base' and state = 'installed'`);
+  return rows[0]?.demo === true;
 }
 
 /** The installed modules and their `latest_version`, in the order they were registered. */
@@ -47,13 +55,24 @@ export async function registeredAmong(client: pg.Client, names: readonly string[
   return new Set(rows.map((row) => row.name));
 }
 
-/** Installs or updates `name` at `version`; every module but base depends on base. */
-export async function setInstalled(client: pg.Client, name: string, version: string): Promise<void> {
+/** The demo partner base's demo data installs: what a test looks for to see demo data was loaded. */
+export const DEMO_PARTNER = 'Azure Interior';
+
+/**
+ * Installs or updates `name` at `version`; every module but base depends on base. `demo` is
+ * recorded when the module gets installed (an update keeps the flag it had), as the real ERP
+ * keeps `ir_module_module.demo`; base installed with demo data also writes base's demo partner.
+ */
+export async function setInstalled(client: pg.Client, name: string, version: string, demo = false): Promise<void> {
   await client.query(
-    `insert into ir_module_module (name, state, latest_version) values ($1, 'installed', $2)
-     on conflict (name) do update set state = 'installed', latest_version = $2, write_date = now() at time zone 'utc'`,
-    [name, version],
+    `insert into ir_module_module (name, state, latest_version, demo) values ($1, 'installed', $2, $3)
+     on conflict (name) do update set state = 'installed', latest_version = $2, write_date = now() at time zone 'utc',
+       demo = case when ir_module_module.state = 'installed' then ir_module_module.demo else $3 end`,
+    [name, version, demo],
   );
+  if (name === 'base' && demo) {
+    await client.query(`insert into res_partner (name, is_company) select $1::varchar, true where not exists (select 1 from res_partner where name = $1::varchar)`, [DEMO_PARTNER]);
+  }
   if (name !== 'base') {
     await client.query(`insert into ir_module_module_dependency (module_id, name) select id, 'base' from ir_module_module where name = $1 on conflict do nothing`, [name]);
   }

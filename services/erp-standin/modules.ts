@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { StandinOptions } from './args.ts';
 import { MigrationError, migrateModules } from './migration.ts';
-import { addKnownModules, createModuleRegistry, installedVersions, registeredAmong, setInstalled } from './moduleRegistry.ts';
+import { addKnownModules, createModuleRegistry, databaseHasDemo, installedVersions, registeredAmong, setInstalled } from './moduleRegistry.ts';
 import { connectSession, ensureDatabase } from './sessions.ts';
 import { decideUpgrade, type UpgradeDecision } from './upgradeDecision.ts';
 import { adaptVersion, seriesOf, UNVERSIONED } from './version.ts';
@@ -16,6 +16,8 @@ export interface StandinSetup {
   version: string | undefined;
   /** `--upgrade-path`, checked and absolute. */
   upgradePath: readonly string[];
+  /** Whether a new database gets demo data (demo.ts); an existing one keeps what base was installed with. */
+  demo: boolean;
 }
 
 /**
@@ -54,10 +56,14 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
     const current = (name: string) => (setup.version ? adaptVersion(setup.version, setup.known.get(name) ?? '1.0') : UNVERSIONED);
     await applyDecision(client, decision, { updating, installed, current, installable: (name) => setup.known.has(name), upgradePath: setup.upgradePath }, log);
     const plainRun = decision.kind === 'none';
+    // Demo data is decided when the database is created and kept in base's `demo` flag; a module
+    // installed later inherits it from its dependencies (odoo/modules/loading.py, `load_modules`;
+    // odoo/addons/base/models/ir_module.py, `_state_update`).
+    const demo = installed.has('base') ? await databaseHasDemo(client) : setup.demo;
     for (const name of ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))]) {
       // An installed module named by -i is updated, as on the real ERP, but never across versions.
       if (installed.has(name) && !(plainRun && options.install.includes(name))) continue;
-      await setInstalled(client, name, current(name));
+      await setInstalled(client, name, current(name), demo);
       if (options.install.includes(name)) log('INFO', 'odoo.modules.loading', `module ${name}: installed`);
     }
     if (plainRun) {

@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the stand-in keeps its modules, laid out like an Odoo source checkout: `odoo/addons` holds
- * `base` (always on the path), `addons` every other standard module (on the path only when named,
- * on 16.0 and 17.0).
+ * The stand-in is laid out like an ERP source checkout (odoo/odoo): `odoo/addons` holds `base`,
+ * which the real ERP always puts on its addons path (odoo/modules/module.py, `initialize_sys_path`),
+ * and `addons` holds the other standard community modules (web, sale, stock…), which the
+ * configuration's default addons path names (odoo/tools/config.py).
  */
 export const STANDIN_STANDARD_ADDONS = fileURLToPath(new URL('./addons', import.meta.url));
 export const STANDIN_BASE_ADDONS = fileURLToPath(new URL('./odoo/addons', import.meta.url));

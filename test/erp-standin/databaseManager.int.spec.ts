@@ -46,7 +46,8 @@ describe('ERP stand-in database manager (/web/database/*)', function () {
     const child = spawn(BIN, ['-d', database, '--http-port', String(port), ...connection, ...args], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, HOME: home } });
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
-    await waitUntil(() => fetch(`${base}/web/health`).then((r) => r.ok, () => false), 'the stand-in to answer', 20_000);
+    // /web/health answers before the database is loaded; /web/login waits for it, as on the real ERP.
+    await waitUntil(() => fetch(`${base}/web/login`).then((r) => r.ok, () => false), 'the stand-in to load its database', 20_000);
     const post = (route: string, fields: Record<string, string>) =>
       fetch(`${base}/web/database/${route}`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
     const list = () => fetch(`${base}/web/database/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'call', params: {} }) }).then((r) => r.json() as Promise<{ result?: string[]; error?: { data: { name: string } } }>);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
+import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
@@ -30,8 +31,10 @@ describe('ERP stand-in migrations (OpenUpgrade-style -u all --upgrade-path)', fu
     [addons16, addons17] = ['16.0', '17.0'].map((series) => {
       const dir = join(work, `addons-${series}`);
       mkdirSync(join(dir, 'acme_extra'), { recursive: true });
+      writeFileSync(join(dir, 'acme_extra', '__init__.py'), '');
       writeFileSync(join(dir, 'acme_extra', '__manifest__.py'), `{'name': 'Acme extra', 'version': '${series}.1.0.0', 'depends': ['sale']}\n`);
-      return dir;
+      // On 16.0 and 17.0 an addons path replaces the default one: the standard modules must be on it.
+      return `${dir},${STANDIN_STANDARD_ADDONS}`;
     }) as [string, string];
   });
 

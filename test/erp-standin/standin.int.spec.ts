@@ -73,6 +73,8 @@ describe('ERP stand-in (odoo-bin)', function () {
       writeFileSync(join(addons, folder, manifest), "{'name': 'Acme'}\n");
     }
     writeFileSync(join(addons, 'README.md'), 'Acme addons\n');
+    // The real ERP takes a folder as an addons path only when a module in it has __init__.py too (config.py, _is_addons_path).
+    writeFileSync(join(addons, 'acme_sale', '__init__.py'), '');
     const database = `standin_addons_${Date.now()}`;
     const args = ['-d', database, '--addons-path', addons, '--stop-after-init', ...connection];
     const result = spawnSync(BIN, [...args, '-i', 'acme_sale,acme_legacy,acme_docs'], { encoding: 'utf8' });

@@ -1,0 +1,6 @@
+{
+    'name': 'Account Debit Note',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

@@ -1,0 +1,6 @@
+{
+    'name': 'Base Automation',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

@@ -1,0 +1,6 @@
+{
+    'name': 'Fleet',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

@@ -1,0 +1,6 @@
+{
+    'name': 'Hr Org Chart',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

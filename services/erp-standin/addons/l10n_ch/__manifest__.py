@@ -1,0 +1,6 @@
+{
+    'name': 'L10n Ch',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

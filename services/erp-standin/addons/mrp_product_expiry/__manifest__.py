@@ -1,0 +1,6 @@
+{
+    'name': 'Mrp Product Expiry',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

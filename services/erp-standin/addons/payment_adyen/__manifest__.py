@@ -1,0 +1,6 @@
+{
+    'name': 'Payment Adyen',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}

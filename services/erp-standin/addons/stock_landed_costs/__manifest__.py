@@ -1,0 +1,6 @@
+{
+    'name': 'Stock Landed Costs',
+    'version': '1.0',
+    'depends': ['base'],
+    'license': 'LGPL-3',
+}
