@@ -5,6 +5,7 @@ import type { LiveInstance, StepFacts } from '#services/instances/domain/instanc
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
+import type { ErpServerSettings } from '../runtime/erpOptions.ts';
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
 
@@ -52,6 +53,8 @@ export interface StepEnvironment {
   /** FORJA_TENANT_UID_RANGE, for the instance's own account (tenantFolders.ts); the default range when unset. */
   uidRange?: UidRange;
   healthTimeoutMs: number;
+  /** FORJA_ERP_WORKERS and the FORJA_ERP_LIMIT_* settings; absent: Odoo's defaults, threaded. */
+  erpServer?: ErpServerSettings;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */
   ports: PortAllocator;
   /** The instance's ERP run spec (database name, folders, log file). */

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import type { ContainerCreateOptions } from 'dockerode';
 import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigDir } from '../erpConfigFile.ts';
+import { erpOptions } from '../erpOptions.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 import type { ErpImage } from './erpImage.ts';
 
@@ -19,18 +20,27 @@ export type NetworkMode = 'bridge' | 'host';
 
 /** The ERP's HTTP port inside the container (bridge mode); published on 127.0.0.1 only. */
 export const ERP_PORT = 8069;
+/** The gevent process's port inside the container (bridge mode, workers on): Odoo's default, as the official image exposes it. */
+export const GEVENT_PORT = 8072;
 
 const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', home: '/home/forja', config: '/etc/forja' } as const;
 /** What the ERP writes in its data dir (odoo/tools/config.py: filestore(), session_dir, addons_data_dir). */
 const WRITTEN = ['filestore', 'sessions', 'addons'] as const;
 
 /**
- * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
- * to the database manager's options. With `-c` the ERP no longer reads the image's own
+ * The generated configuration file's options (erpConfigFile.ts, mounted read-only at /etc/forja),
+ * with the container's own paths and ports. With `-c` the ERP no longer reads the image's own
  * /etc/odoo/odoo.conf, so the addons path it set goes here when the instance's code is mounted
  * there (in the file, not on the command line, where 16.0–18.0 refuse a folder without modules).
+ * `geventPort`: the host's port of the gevent process when the server runs workers.
  */
-export const containerConfigOptions = (spec: ErpRunSpec): Record<string, string> => (spec.sourceDir ? { addons_path: IN_CONTAINER.addons } : {});
+export function containerConfigOptions(spec: ErpRunSpec, run: { server: boolean; mode: NetworkMode; geventPort?: number | undefined }): Record<string, string> {
+  const geventPort = run.geventPort === undefined ? undefined : run.mode === 'bridge' ? GEVENT_PORT : run.geventPort;
+  return {
+    ...erpOptions(spec, { dataDir: IN_CONTAINER.data, server: run.server, geventPort }),
+    ...(spec.sourceDir ? { addons_path: IN_CONTAINER.addons } : {}),
+  };
+}
 
 export const LABELS = {
   instance: 'forja.instance',
@@ -39,6 +49,8 @@ export const LABELS = {
   database: 'forja.database',
   /** The port on 127.0.0.1 where the server answers. */
   hostPort: 'forja.host-port',
+  /** The port on 127.0.0.1 where its gevent process answers `/websocket` (workers on). */
+  hostGeventPort: 'forja.host-gevent-port',
 } as const;
 
 export const erpContainerName = (slug: string): string => `forja-${slug}-erp`;
@@ -50,6 +62,8 @@ export const networkName = (slug: string): string => `forja-${slug}`;
 export interface Placement {
   mode: NetworkMode;
   hostPort: number;
+  /** The gevent process's port on the host, when the server runs workers. */
+  hostGeventPort?: number | undefined;
   instanceDomain: string | undefined;
 }
 
@@ -66,26 +80,22 @@ export function assertDatabaseReachable(spec: ErpRunSpec, mode: NetworkMode): vo
 }
 
 /**
- * The arguments every ERP run gets. The password travels in the environment: PGPASSWORD for
- * libpq and node-postgres, PASSWORD (with HOST, PORT, USER) for the official image's entrypoint,
- * which otherwise appends its own defaults (`--db_host db`). `-c`: the file the runtime writes
- * before each container (erpConfigFile.ts), which closes the database manager.
+ * The arguments every ERP run gets: the generated file holds every option, the database password
+ * included, so neither the command line nor the environment carries it.
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
-  return [
-    '-c', `${IN_CONTAINER.config}/erp.conf`,
-    '-d', spec.database,
-    '--db_host', spec.db.host,
-    '--db_port', String(spec.db.port),
-    '--db_user', spec.db.user,
-    '--data-dir', IN_CONTAINER.data,
-  ];
+  return ['-c', `${IN_CONTAINER.config}/erp.conf`, '-d', spec.database];
 }
 
+/**
+ * ODOO_RC: the official image's entrypoint reads db_host, db_port, db_user and db_password from
+ * that file instead of its defaults (`--db_host db`); HOST, PORT and USER stay for an entrypoint
+ * that reads only those. No password here: the stand-in and the ERP read db_password from the file.
+ */
 function erpEnv(spec: ErpRunSpec): string[] {
-  const { host, port, user, password } = spec.db;
+  const { host, port, user } = spec.db;
   // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
-  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
+  return [`ODOO_RC=${IN_CONTAINER.config}/erp.conf`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {
@@ -134,7 +144,9 @@ function confined(confinement: Confinement) {
 export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement, confinement: Confinement): ContainerCreateOptions {
   const limits = confined(confinement);
   const bridge = placement.mode === 'bridge';
+  const gevent = placement.hostGeventPort;
   const http = bridge ? ['--http-port', String(ERP_PORT), '--http-interface', '0.0.0.0'] : ['--http-port', String(placement.hostPort), '--http-interface', '127.0.0.1'];
+  const ports = { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }], ...(gevent ? { [`${GEVENT_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(gevent) }] } : {}) };
   return {
     name: erpContainerName(spec.slug),
     Image: image.ref,
@@ -146,13 +158,14 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
       [LABELS.role]: 'erp',
       [LABELS.database]: spec.database,
       [LABELS.hostPort]: String(placement.hostPort),
+      ...(gevent ? { [LABELS.hostGeventPort]: String(gevent) } : {}),
       ...(placement.instanceDomain ? routingLabels(spec.slug, placement.instanceDomain, placement) : {}),
     },
-    ...(bridge ? { ExposedPorts: { [`${ERP_PORT}/tcp`]: {} } } : {}),
+    ...(bridge ? { ExposedPorts: Object.fromEntries(Object.keys(ports).map((port) => [port, {}])) } : {}),
     HostConfig: {
       NetworkMode: bridge ? networkName(spec.slug) : 'host',
       Binds: binds(spec, image),
-      ...(bridge ? { PortBindings: { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }] } } : {}),
+      ...(bridge ? { PortBindings: ports } : {}),
       RestartPolicy: { Name: 'no' },
       ...limits.host,
     },
