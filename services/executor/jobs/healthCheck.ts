@@ -34,8 +34,8 @@ async function firstNotReady(url: string, paths: string[]): Promise<string | nul
       await response.body?.cancel();
       if (response.status !== 200) return `${path} answered HTTP ${response.status}`;
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      return `${path}: ${cause?.code ?? (error as Error).message}`;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      return `${path}: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
     }
   }
   return null;
