@@ -69,7 +69,7 @@ export const executorSettingsSchema = {
       minLength: 1,
       description: 'the upgrade scripts of the ERP of a version (`${paths.upgrade}` in recipes), `{version}` replaced, e.g. /opt/openupgrade/{version}/openupgrade_scripts/scripts; unset = the ERP stand-in’s own scripts',
     },
-    FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
+    FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to be ready: 200 on /web/login?db=<database> (and /web/health?db_server_status=1 on 17.0+)' },
     FORJA_JOB_ACK_WAIT_S: {
       type: 'integer',
       minimum: 1,

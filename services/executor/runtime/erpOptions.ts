@@ -1,20 +1,12 @@
-import type { ErpRunSpec } from './runtime.ts';
+import type { ErpRunSpec, ErpServerSettings } from './runtime.ts';
+
+export type { ErpServerSettings } from './runtime.ts';
 
 /**
  * What goes in an ERP run's configuration file (erpConfigFile.ts writes it), by the names
  * odoo/tools/config.py gives its options. The runtimes only say where things are for the ERP
  * (the data folder inside a container is not the host's) and whether the run is the server.
  */
-
-/** How the ERP server is sized: FORJA_ERP_WORKERS and the FORJA_ERP_LIMIT_* settings. */
-export interface ErpServerSettings {
-  /** 0: threaded mode, `/websocket` on the HTTP port; more: prefork workers and a gevent process on a port of its own. */
-  workers: number;
-  limitMemorySoftMb: number;
-  limitMemoryHardMb: number;
-  limitTimeCpuS: number;
-  limitTimeRealS: number;
-}
 
 /** Odoo's own defaults (odoo/tools/config.py: 2048 MiB, 2560 MiB, 60 s, 120 s), threaded mode. */
 export const DEFAULT_ERP_SERVER: ErpServerSettings = { workers: 0, limitMemorySoftMb: 2048, limitMemoryHardMb: 2560, limitTimeCpuS: 60, limitTimeRealS: 120 };

@@ -1,5 +1,4 @@
 import type { TenantKind } from '#shared/local/tenantAccount.ts';
-import type { ErpServerSettings } from './erpOptions.ts';
 
 /**
  * The Runtime port: where an instance's ERP server runs. The executor's steps call it; each call
@@ -12,6 +11,16 @@ export interface ErpDatabaseServer {
   port: number;
   user: string;
   password: string;
+}
+
+/** How the ERP server is sized: FORJA_ERP_WORKERS and the FORJA_ERP_LIMIT_* settings. */
+export interface ErpServerSettings {
+  /** 0: threaded mode, `/websocket` on the HTTP port; more: prefork workers and a gevent process on a port of its own. */
+  workers: number;
+  limitMemorySoftMb: number;
+  limitMemoryHardMb: number;
+  limitTimeCpuS: number;
+  limitTimeRealS: number;
 }
 
 /** What a runtime needs to run one instance's ERP. */
