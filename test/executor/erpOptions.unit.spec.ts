@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DEFAULT_ERP_SERVER, demoOptions, erpOptions } from '#services/executor/runtime/erpOptions.ts';
-import { containerConfigOptions } from '#services/executor/runtime/docker/erpContainer.ts';
+import { containerConfigOptions, oneShotContainer, routingLabels, serverContainer } from '#services/executor/runtime/docker/erpContainer.ts';
 import { erpArgs, erpEnv, processConfigOptions } from '#services/executor/runtime/process/erpCommand.ts';
 import { optionsSpec } from './fixtures/optionsSpec.ts';
 
@@ -52,5 +52,32 @@ describe('the ERP options Forja writes in its configuration file (erpOptions.ts,
     const server = { ...DEFAULT_ERP_SERVER, workers: 2 };
     expect(containerConfigOptions(optionsSpec({ server }), { server: true, mode: 'bridge', geventPort: 21001 })).to.include({ data_dir: '/var/lib/odoo', gevent_port: '8072', addons_path: '/mnt/extra-addons' });
     expect(containerConfigOptions(optionsSpec({ server }), { server: true, mode: 'host', geventPort: 21001 })).to.include({ gevent_port: '21001' });
+  });
+
+  it('docker runtime: Traefik\'s labels send /websocket to the gevent port too when workers are on', () => {
+    const labels = routingLabels('acme-dev', 'erp.example.com', { mode: 'bridge', hostPort: 21000, hostGeventPort: 21001 });
+    expect(labels).to.include({
+      'traefik.http.routers.forja-acme-dev-websocket.rule': 'Host(`acme-dev.erp.example.com`) && Path(`/websocket`)',
+      'traefik.http.services.forja-acme-dev-websocket.loadbalancer.server.port': '8072',
+      'traefik.http.services.forja-acme-dev.loadbalancer.server.port': '8069',
+    });
+    expect(routingLabels('acme-dev', 'erp.example.com', { mode: 'host', hostPort: 21000, hostGeventPort: 21001 })).to.include({ 'traefik.http.services.forja-acme-dev-websocket.loadbalancer.server.port': '21001' });
+    expect(Object.keys(routingLabels('acme-dev', 'erp.example.com', { mode: 'host', hostPort: 21000 })).filter((key) => key.includes('websocket'))).to.deep.equal([]);
+  });
+
+  it('docker runtime: no password on the command line or in the environment; the gevent port published on 127.0.0.1 and labelled', () => {
+    const image = { ref: 'odoo:17.0', command: ['odoo'], standin: false, hostFolder: undefined };
+    const confinement = { user: { uid: 70001, gid: 70001 }, memoryBytes: 1 << 30, pids: 512 };
+    const server = serverContainer(optionsSpec(), image, { mode: 'bridge', hostPort: 21000, hostGeventPort: 21001, instanceDomain: undefined }, confinement);
+    const oneShot = oneShotContainer(optionsSpec(), image, 'bridge', 'forja-acme-dev-oneshot', ['-i', 'base', '--stop-after-init'], confinement);
+    for (const container of [server, oneShot]) {
+      expect(JSON.stringify([container.Cmd, container.Env])).not.to.include('pa ss;word#1');
+      expect(container.Env).to.include('ODOO_RC=/etc/forja/erp.conf');
+      expect(container.User).to.equal('70001:70001');
+      expect(container.HostConfig?.Binds).to.include('/data/instances/acme-dev/run:/etc/forja:ro');
+    }
+    expect(server.Cmd).to.deep.equal(['odoo', '-c', '/etc/forja/erp.conf', '-d', 'forja_acme_dev', '--http-port', '8069', '--http-interface', '0.0.0.0']);
+    expect(server.HostConfig?.PortBindings).to.deep.equal({ '8069/tcp': [{ HostIp: '127.0.0.1', HostPort: '21000' }], '8072/tcp': [{ HostIp: '127.0.0.1', HostPort: '21001' }] });
+    expect(server.Labels).to.include({ 'forja.host-port': '21000', 'forja.host-gevent-port': '21001' });
   });
 });

@@ -109,15 +109,27 @@ function binds(spec: ErpRunSpec, image: ErpImage): string[] {
   ];
 }
 
-/** Labels a reverse proxy watching the engine (Traefik's docker provider) routes `<slug>.<domain>` by. */
-export function routingLabels(slug: string, domain: string, placement: Pick<Placement, 'mode' | 'hostPort'>): Record<string, string> {
+/**
+ * Labels a reverse proxy watching the engine (Traefik's docker provider) routes `<slug>.<domain>`
+ * by; with a gevent process (workers on), `/websocket` goes to its port, as the ERP router does.
+ */
+export function routingLabels(slug: string, domain: string, placement: Pick<Placement, 'mode' | 'hostPort' | 'hostGeventPort'>): Record<string, string> {
   const name = `forja-${slug}`;
+  const bridge = placement.mode === 'bridge';
+  const websocket = `${name}-websocket`;
   return {
     'traefik.enable': 'true',
     [`traefik.http.routers.${name}.rule`]: `Host(\`${slug}.${domain}\`)`,
     [`traefik.http.routers.${name}.service`]: name,
-    [`traefik.http.services.${name}.loadbalancer.server.port`]: String(placement.mode === 'bridge' ? ERP_PORT : placement.hostPort),
-    ...(placement.mode === 'bridge' ? { 'traefik.docker.network': networkName(slug) } : {}),
+    [`traefik.http.services.${name}.loadbalancer.server.port`]: String(bridge ? ERP_PORT : placement.hostPort),
+    ...(placement.hostGeventPort
+      ? {
+          [`traefik.http.routers.${websocket}.rule`]: `Host(\`${slug}.${domain}\`) && Path(\`/websocket\`)`,
+          [`traefik.http.routers.${websocket}.service`]: websocket,
+          [`traefik.http.services.${websocket}.loadbalancer.server.port`]: String(bridge ? GEVENT_PORT : placement.hostGeventPort),
+        }
+      : {}),
+    ...(bridge ? { 'traefik.docker.network': networkName(slug) } : {}),
   };
 }
 
