@@ -15,6 +15,7 @@ export interface InstanceCreateBody {
   from_backup?: number;
   from_migration?: string;
   upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
+  demo_data?: boolean;
 }
 
 /** What web reads of an InstanceOut (schemas/api/InstanceOut.v1.json). */

@@ -19,6 +19,12 @@ export interface InstanceDetailTable extends InstanceOutColumns {
   addons_path: JSONColumnType<string[] | null, string | null, string | null>;
   /** The ERP's port on 127.0.0.1, kept across stops and starts once chosen. */
   port: number | null;
+  /** A development instance asked for the ERP's demo data. */
+  demo_data: boolean;
+  /** With workers on: the gevent process's port on 127.0.0.1 (`/websocket`), kept like `port`. */
+  gevent_port: number | null;
+  /** Where that gevent process answers while the ERP runs: the ERP router's target for `/websocket`. */
+  gevent_url: string | null;
   /** A database was created for it (until destroyed): `start` and `restart` have something to run. */
   provisioned: boolean;
   /** A push arrived during the current job: a rebuild follows when the job ends. */

@@ -41,6 +41,9 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
           branch_head: null,
           addons_path: null,
           port: null,
+          demo_data: event.data.demoData === true,
+          gevent_port: null,
+          gevent_url: null,
           provisioned: false,
           rebuild_pending: false,
           job_id: event.data.jobId,
@@ -70,11 +73,16 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
         if (facts.branchHead) patch.branch_head = facts.branchHead;
         if (facts.port) patch.port = facts.port;
         if (facts.addonsPath) patch.addons_path = JSON.stringify(facts.addonsPath);
+        if (facts.geventPort) patch.gevent_port = facts.geventPort;
+        // Each start says anew whether its ERP has a gevent process (workers may have been turned off).
+        if (event.data.step === 'start') patch.gevent_url = facts.geventUrl ?? null;
         if (event.data.step === 'database') patch.provisioned = true;
       }
       const legacyFailure = event.type === 'InstanceStepFailed' && event.data.retryable === undefined;
       if (legacyFailure || event.type === 'InstanceJobSucceeded' || event.type === 'InstanceJobFailed' || event.type === 'InstanceJobCancelled') patch.job_active = false;
       if (event.type === 'InstanceJobSucceeded' && event.data.status === 'destroyed') patch.provisioned = false;
+      // Wherever the instance's url is cleared (instanceChanges.ts), so is its gevent process's.
+      if (patch.url === null) patch.gevent_url = null;
       await trx.updateTable('instance_detail').set(patch).where('slug', '=', slug).execute();
       if (event.type === 'InstanceStepStarted') {
         const row = await trx.selectFrom('instance_detail').select(['status', 'job_kind']).where('slug', '=', slug).executeTakeFirst();
@@ -111,10 +119,15 @@ export function destroyedInstances(db: ReadModel): Promise<Array<{ slug: string 
   return db.selectFrom('instance_detail').select('slug').where('status', '=', 'destroyed').execute();
 }
 
-/** ERP ports kept by instances that are not destroyed: a new instance must not be given one of them. */
+/** ERP ports (HTTP and gevent) kept by instances that are not destroyed: a new instance must not be given one of them. */
 export async function keptPorts(db: ReadModel): Promise<Set<number>> {
-  const rows = await db.selectFrom('instance_detail').select('port').where('port', 'is not', null).where('status', '<>', 'destroyed').execute();
-  return new Set(rows.map((row) => row.port!));
+  const rows = await db
+    .selectFrom('instance_detail')
+    .select(['port', 'gevent_port'])
+    .where((eb) => eb.or([eb('port', 'is not', null), eb('gevent_port', 'is not', null)]))
+    .where('status', '<>', 'destroyed')
+    .execute();
+  return new Set(rows.flatMap((row) => [row.port, row.gevent_port].filter((port): port is number => port !== null)));
 }
 
 /** Instances a restarted all-in-one platform must look at: a job left unfinished, or a server that was running. */

@@ -14,6 +14,7 @@ import * as migrationRunReports from './20261126_0011_migration_run_reports.ts';
 import * as recipes from './20261126_0010_recipes.ts';
 import * as sshKeys from './20261127_0012_ssh_keys.ts';
 import * as instanceDetailAddonsPath from './20261128_0013_instance_detail_addons_path.ts';
+import * as instanceDetailErpServer from './20261128_0014_instance_detail_erp_server.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -31,6 +32,7 @@ export const readModelMigrations = {
   '20261126_0010_recipes': recipes,
   '20261127_0012_ssh_keys': sshKeys,
   '20261128_0013_instance_detail_addons_path': instanceDetailAddonsPath,
+  '20261128_0014_instance_detail_erp_server': instanceDetailErpServer,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import { settingsLoader, type SettingsSchema } from '#shared/config/config.ts';
+import type { ErpServerSettings } from './runtime/erpOptions.ts';
 
 /** The executor's settings: where ERP instances run and how their jobs are paced. */
 export const executorSettingsSchema = {
@@ -64,6 +65,11 @@ export const executorSettingsSchema = {
     },
     FORJA_ERP_MEMORY_MB: { type: 'integer', minimum: 256, maximum: 1048576, default: 4096, description: 'docker runtime: memory limit of each ERP container, MiB (swap included)' },
     FORJA_ERP_PIDS: { type: 'integer', minimum: 64, maximum: 65536, default: 1024, description: 'docker runtime: most processes and threads in each ERP container' },
+    FORJA_ERP_WORKERS: { type: 'integer', minimum: 0, maximum: 64, default: 0, description: 'workers of each ERP server (its `workers` option): 0 = threaded; more = prefork workers, and /websocket routed to a gevent port of its own' },
+    FORJA_ERP_LIMIT_MEMORY_SOFT_MB: { type: 'integer', minimum: 64, maximum: 1048576, default: 2048, description: "ERP `limit_memory_soft`, MiB: a worker above it is recycled after its request (Odoo's default)" },
+    FORJA_ERP_LIMIT_MEMORY_HARD_MB: { type: 'integer', minimum: 64, maximum: 1048576, default: 2560, description: "ERP `limit_memory_hard`, MiB: a worker above it is killed at once (Odoo's default)" },
+    FORJA_ERP_LIMIT_TIME_CPU_S: { type: 'integer', minimum: 1, maximum: 86400, default: 60, description: "ERP `limit_time_cpu`: CPU seconds one request may take in a worker (Odoo's default)" },
+    FORJA_ERP_LIMIT_TIME_REAL_S: { type: 'integer', minimum: 1, maximum: 86400, default: 120, description: "ERP `limit_time_real`: seconds one request may take in a worker (Odoo's default)" },
     FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'instance jobs one executor runs at once' },
     FORJA_MIGRATION_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 16, default: 1, description: 'migration runs one executor runs at once (their own consumer: a long run never takes an instance job’s slot)' },
     FORJA_UPGRADE_SERVICE_URL: { type: 'string', pattern: '^https?://', description: 'the ERP vendor’s upgrade platform (the upgrade-service engine); unset = that engine’s runs fail saying so' },
@@ -73,7 +79,7 @@ export const executorSettingsSchema = {
       minLength: 1,
       description: 'the upgrade scripts of the ERP of a version (`${paths.upgrade}` in recipes), `{version}` replaced, e.g. /opt/openupgrade/{version}/openupgrade_scripts/scripts; unset = the ERP stand-in’s own scripts',
     },
-    FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to answer /web/health' },
+    FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to be ready: 200 on /web/login?db=<database> (and /web/health?db_server_status=1 on 17.0+)' },
     FORJA_JOB_ACK_WAIT_S: {
       type: 'integer',
       minimum: 1,
@@ -125,6 +131,11 @@ export interface ExecutorSettings {
   FORJA_ERP_PORTS: string;
   FORJA_ERP_MEMORY_MB: number;
   FORJA_ERP_PIDS: number;
+  FORJA_ERP_WORKERS: number;
+  FORJA_ERP_LIMIT_MEMORY_SOFT_MB: number;
+  FORJA_ERP_LIMIT_MEMORY_HARD_MB: number;
+  FORJA_ERP_LIMIT_TIME_CPU_S: number;
+  FORJA_ERP_LIMIT_TIME_REAL_S: number;
   FORJA_EXECUTOR_CONCURRENCY: number;
   FORJA_MIGRATION_CONCURRENCY: number;
   FORJA_UPGRADE_PATH?: string;
@@ -137,6 +148,15 @@ export interface ExecutorSettings {
   FORJA_FILESTORE_MAX_FILES: number;
   FORJA_FILESTORE_MAX_RATIO: number;
 }
+
+/** The ERP server's workers and limits (erpOptions.ts) from the settings. */
+export const erpServerSettings = (settings: ExecutorSettings): ErpServerSettings => ({
+  workers: settings.FORJA_ERP_WORKERS,
+  limitMemorySoftMb: settings.FORJA_ERP_LIMIT_MEMORY_SOFT_MB,
+  limitMemoryHardMb: settings.FORJA_ERP_LIMIT_MEMORY_HARD_MB,
+  limitTimeCpuS: settings.FORJA_ERP_LIMIT_TIME_CPU_S,
+  limitTimeRealS: settings.FORJA_ERP_LIMIT_TIME_REAL_S,
+});
 
 /** Reads the executor settings from the environment; throws ConfigError naming a wrong one. */
 export const loadExecutorSettings: (env?: NodeJS.ProcessEnv) => ExecutorSettings = settingsLoader<ExecutorSettings>(executorSettingsSchema);

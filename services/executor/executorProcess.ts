@@ -18,7 +18,7 @@ import { filestoreLimits } from './database/filestoreLimits.ts';
 import { defaultRestoreJobs } from './database/pgTools.ts';
 import { openErpDatabaseServer } from './erpDatabaseServer.ts';
 import { durationMs } from '#shared/config/duration.ts';
-import { loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
+import { erpServerSettings, loadExecutorSettings, type ExecutorSettings } from './executor.settings.ts';
 import { reportUnexpectedExits } from './exitReporter.ts';
 import { startIdleSweep } from './idleSweep.ts';
 import { instanceWork } from './jobs/instanceWork.ts';
@@ -84,6 +84,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       uidRange,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
       addons: { FORJA_ERP_ADDONS: settings.FORJA_ERP_ADDONS, FORJA_ERP_ENTERPRISE_ADDONS: settings.FORJA_ERP_ENTERPRISE_ADDONS },
+      erpServer: erpServerSettings(settings),
       ports: portAllocator({ range: parsePortRange(settings.FORJA_ERP_PORTS), reserved: () => keptPorts(readModel) }),
       heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
     };

@@ -7,6 +7,7 @@ import { executorStarter } from '#services/executor/executorProcess.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import { silentLogger } from '#shared/log.ts';
 import { instanceDir } from '#shared/platform/dataPaths.ts';
+import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import type { ForjaProcess } from '#shared/platform/process.ts';
 import { createBareRepo } from '#test/support/bareRepo.ts';
 import { requestWithHost } from '#test/support/erpStandins.ts';
@@ -76,11 +77,13 @@ describe("an instance's ERP database manager (process runtime, ERP stand-in)", f
     expect(health.status).to.equal(200);
   });
 
-  it('keeps the configuration file where the ERP can read it but not change it', () => {
+  it('keeps the configuration file, which holds the database password, for the ERP\'s account alone, in a folder the ERP cannot write (issue 25)', () => {
     const dir = join(instanceDir(platform.config.FORJA_DATA_DIR, slug), 'run');
     const file = statSync(join(dir, 'erp.conf'));
-    expect(file.mode & 0o777).to.equal(0o644);
+    expect(file.mode & 0o777).to.equal(0o600);
     expect(statSync(dir).mode & 0o777).to.equal(0o755);
-    expect([file.uid, statSync(dir).uid]).to.deep.equal([process.getuid!(), process.getuid!()]);
+    // As root the ERP runs as the instance's account (fi-<slug>), which owns the file; otherwise as Forja itself.
+    const erpUid = tenantAccount('instance', slug)?.uid ?? process.getuid!();
+    expect([file.uid, statSync(dir).uid]).to.deep.equal([erpUid, process.getuid!()]);
   });
 });

@@ -25,7 +25,7 @@ describe('ERP router (a stable address per instance)', function () {
   const streamOf = async (slug: string): Promise<RecordedEvent[]> => (await platform.infra.store.readStream(`instance-${slug}`)).events;
 
   const instances = () => instanceRecorder(platform.infra.store, readModel());
-  const runningInstance = (slug: string, url: string) => instances().running(slug, url);
+  const runningInstance = (slug: string, url: string, geventUrl?: string) => instances().running(slug, url, geventUrl);
 
   before(async () => {
     platform = await startTestPlatform();
@@ -74,6 +74,28 @@ describe('ERP router (a stable address per instance)', function () {
       socket.on('error', () => resolve(-1));
     });
     expect(refused).to.equal(404);
+  });
+
+  it('sends /websocket of an ERP with workers to its gevent port, and everything else to its HTTP port (issue 25)', async () => {
+    const [http, gevent] = [await tinyErp('http'), await tinyErp('gevent')];
+    erps.push(http.server, gevent.server);
+    await runningInstance('acme-workers', http.url, gevent.url);
+    const host = `acme-workers.localhost:${port}`;
+    const talk = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers: { host } });
+        socket.on('open', () => socket.send('ping'));
+        socket.on('message', (data) => {
+          resolve(String(data));
+          socket.close();
+        });
+        socket.on('error', reject);
+      });
+    expect(await talk('/websocket?version=17.0-1')).to.equal('gevent /websocket?version=17.0-1 ping');
+    expect(await talk('/other-socket'), 'another WebSocket stays on the HTTP port').to.equal('http /other-socket ping');
+    expect((await requestWithHost(port, host, { path: '/web/login' })).text).to.contain('ERP http');
+    expect((await requestWithHost(port, host, { path: '/websocket' })).text, 'a plain request to /websocket too').to.contain('ERP gevent');
+    expect((await getInstance(readModel(), 'acme-workers'))!).to.include({ gevent_url: gevent.url, gevent_port: 21001 });
   });
 
   it("never passes the ERP's database manager on, however the path is spelled, nor a WebSocket to it", async () => {

@@ -4,7 +4,7 @@ import { instanceAddress, slugFromHost } from '#shared/http/instanceAddress.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
 import { erpActivity } from '#services/control-plane/erpRouter/erpActivity.ts';
 import { isDatabaseManagerPath } from '#services/control-plane/erpRouter/closedPaths.ts';
-import { routeFor } from '#services/control-plane/erpRouter/erpRouter.ts';
+import { routeFor, targetOf } from '#services/control-plane/erpRouter/erpRouter.ts';
 import { instanceDecider } from '#services/instances/domain/instance.decider.ts';
 import { instancePlan, type InstanceEvent, type InstanceStatus, type JobKind } from '#services/instances/domain/instance.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
@@ -38,6 +38,17 @@ describe('ERP router routes', () => {
     expect(routeFor(row('sleeping', { job_active: true, job_kind: 'start' }))).to.deep.equal({ kind: 'wait', doing: 'waking up' });
     expect(routeFor(row('provisioning', { job_active: true }))).to.deep.equal({ kind: 'wait', doing: 'being built' });
     expect(routeFor(row('queued', { job_active: true }))).to.deep.equal({ kind: 'wait', doing: 'queued' });
+  });
+
+  it('sends /websocket to the gevent process of an ERP with workers, however spelled; a threaded ERP keeps it on HTTP', () => {
+    const workers = routeFor({ ...row('running', { url: 'http://127.0.0.1:21000' }), gevent_url: 'http://127.0.0.1:21001' });
+    expect(workers).to.deep.equal({ kind: 'proxy', url: 'http://127.0.0.1:21000', geventUrl: 'http://127.0.0.1:21001' });
+    if (workers.kind !== 'proxy') throw new Error('not proxied');
+    for (const path of ['/websocket', '/websocket?version=18.0-1', '//websocket', '/web/../websocket']) expect(targetOf(workers, path), path).to.equal('http://127.0.0.1:21001');
+    for (const path of ['/web/login', '/websocketx', '/bus/websocket', undefined]) expect(targetOf(workers, path), String(path)).to.equal('http://127.0.0.1:21000');
+    const threaded = routeFor({ ...row('running', { url: 'http://127.0.0.1:21000' }), gevent_url: null });
+    if (threaded.kind !== 'proxy') throw new Error('not proxied');
+    expect(targetOf(threaded, '/websocket')).to.equal('http://127.0.0.1:21000');
   });
 
   it('wakes nothing stopped, failed or destroyed, and knows no missing instance', () => {

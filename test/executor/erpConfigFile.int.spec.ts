@@ -1,10 +1,14 @@
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parseStandinArgs } from '#services/erp-standin/args.ts';
 import { verifyMasterPassword } from '#services/erp-standin/masterPassword.ts';
+import { readRcFile } from '#services/erp-standin/configFile.ts';
 import { erpConfigFile, erpConfigText, writeErpConfig } from '#services/executor/runtime/erpConfigFile.ts';
+import { processConfigOptions } from '#services/executor/runtime/process/erpCommand.ts';
 import { runDir } from '#test/support/runDir.ts';
+import { optionsSpec } from './fixtures/optionsSpec.ts';
 
 describe('the ERP configuration file (erpConfigFile.ts)', function () {
   this.timeout(20_000);
@@ -14,7 +18,7 @@ describe('the ERP configuration file (erpConfigFile.ts)', function () {
     const dataDir = join(root, 'a');
     const path = await writeErpConfig(dataDir);
     expect(path).to.equal(join(dataDir, 'run', 'erp.conf'));
-    expect(statSync(path).mode & 0o777).to.equal(0o644);
+    expect(statSync(path).mode & 0o777, 'it holds the database password: for the ERP\'s account alone').to.equal(0o600);
     expect(statSync(join(dataDir, 'run')).mode & 0o777).to.equal(0o755);
     const options = parseStandinArgs(['-d', 'db', '-c', path], { HOME: root });
     expect(options.listDb).to.equal(false);
@@ -65,6 +69,29 @@ describe('the ERP configuration file (erpConfigFile.ts)', function () {
       (error: Error) => expect(error.message).to.contain('belongs to uid 65534'),
     );
     rmSync(foreign, { recursive: true });
+  });
+
+  it('gives the file to the account that runs the ERP, 0600, in a folder that stays Forja\'s', async function () {
+    if (process.getuid?.() !== 0) return this.skip();
+    const dataDir = join(root, 'owned');
+    const path = await writeErpConfig(dataDir, { db_password: 'secret' }, { uid: 65534, gid: 65534 });
+    expect(statSync(path)).to.include({ uid: 65534, gid: 65534 });
+    expect(statSync(path).mode & 0o777).to.equal(0o600);
+    expect(statSync(join(dataDir, 'run')).uid).to.equal(0);
+    chmodSync(dataDir, 0o755);
+    const asNobody = (command: string) => spawnSync('runuser', ['-u', 'nobody', '--', 'sh', '-c', command], { encoding: 'utf8' });
+    expect(asNobody(`cat ${path}`).stdout, 'its account reads it').to.include('db_password = secret');
+    expect(asNobody(`: > ${join(dataDir, 'run', 'other')}`).status, 'and cannot write beside it').not.to.equal(0);
+  });
+
+  it('is read by the stand-in (imitating odoo/tools/config.py) with every option as Forja wrote it: a password with spaces, ; and # stays whole', async () => {
+    const dir = join(root, 'read-back');
+    const path = await writeErpConfig(dir, processConfigOptions(optionsSpec({ dataDir: dir }), { server: true }));
+    const options = parseStandinArgs(['-c', path], { HOME: dir });
+    expect(options).to.include({ database: 'forja_acme_dev', dbHost: 'db.internal', dbPort: 6543, dbUser: 'forja_acme_dev', dbPassword: 'pa ss;word#1', listDb: false });
+    const file = readRcFile(path);
+    expect(file.get('proxy_mode')).to.equal(true);
+    expect(file.get('without_demo')).to.equal('all');
   });
 
   it('refuses an option that would add a line', () => {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { freePort } from '#shared/local/freePort.ts';
 import { removeTenantAccount, tenantAccountName } from '#shared/local/tenantAccount.ts';
 import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
+import { erpConfigFile } from '#services/executor/runtime/erpConfigFile.ts';
 import { ProcessRuntime, type ProcessRuntimeOptions } from '#services/executor/runtime/process/processRuntime.ts';
 import { pidFilePath, readPidFile, writePidFile } from '#services/executor/runtime/process/pidFile.ts';
 import { ErpRunError, type ErpRunSpec } from '#services/executor/runtime/runtime.ts';
@@ -138,6 +139,15 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     expect(readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0')).not.to.include('--logfile');
     // The stand-in's version is the one FORJA_ variable it gets: none of the executor's settings or secrets.
     expect(environ.filter((line) => /^(FORJA_|DATABASE_URL|NATS_URL)/.test(line))).to.deep.equal([`FORJA_STANDIN_VERSION=${spec.erpVersion}`]);
+    // Issue 25: every option in the generated file, readable by the ERP's account alone; no password in its environment.
+    expect(environ.some((line) => line.startsWith('PGPASSWORD='))).to.equal(false);
+    const config = erpConfigFile(spec.dataDir);
+    expect(readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(-8)).to.deep.equal(['-c', config, '-d', spec.database, '--http-port', String(record.port), '--http-interface', '127.0.0.1']);
+    expect(statSync(config).uid, 'its configuration file is the ERP account\'s').to.equal(erpUser);
+    expect(statSync(config).mode & 0o777).to.equal(0o600);
+    expect(statSync(join(spec.dataDir, 'run')).uid, 'in a folder it cannot write').to.equal(0);
+    expect(statSync(join(spec.dataDir, 'run')).mode & 0o777).to.equal(0o755);
+    expect(readFileSync(config, 'utf8')).to.include(`db_password = ${spec.db.password}`).and.include(`data_dir = ${spec.dataDir}`).and.include('workers = 0');
   });
 
   it('a restarted executor adopts the running server instead of starting another', async () => {

@@ -18,6 +18,7 @@ import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { onTeardown } from '#test/support/teardown.ts';
 import { memoryLog } from './fixtures/databaseFixtures.ts';
+import { erpConfigFile } from '#services/executor/runtime/erpConfigFile.ts';
 
 const credentials = (database: string) => instanceCredentials('test master key', database);
 
@@ -94,6 +95,18 @@ describe('two instances are isolated from each other (issue 24)', function () {
     expect(other.status).not.to.equal(0);
     expect(other.stderr).to.match(/Permission denied/);
     expect(other.stdout).not.to.include('PGPASSWORD');
+    expect(own.stdout, 'the password is in no environment now (issue 25)').not.to.include('PGPASSWORD');
+  });
+
+  it('each ERP reads its database password from its own configuration file, which the other account cannot read (issue 25)', () => {
+    const [a, b] = slugs;
+    const own = as(a, 'cat', erpConfigFile(instanceDir(root, a)));
+    expect(own.status, 'its own file').to.equal(0);
+    expect(own.stdout).to.include(`db_password = ${specs.get(a)!.db.password}`);
+    const other = as(a, 'cat', erpConfigFile(instanceDir(root, b)));
+    expect(other.status, 'the other instance\'s file').not.to.equal(0);
+    expect(other.stdout).to.equal('');
+    expect(as(a, 'sh', '-c', `: > ${erpConfigFile(instanceDir(root, a))}.new`).status, 'its account cannot write beside its file').not.to.equal(0);
   });
 
   it('one instance\'s account can neither list nor read the other\'s folder, filestore or logs', () => {

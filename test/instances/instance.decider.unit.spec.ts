@@ -50,6 +50,15 @@ describe('instance decider', () => {
     expect(state([requested])).to.include({ status: 'queued', provisioned: false });
   });
 
+  it('lets only a development instance ask for demo data (issue 25)', () => {
+    const demo = { ...settings, stage: 'development' as const, demoData: true };
+    spec.given([]).when({ type: 'RequestInstance', settings: demo, jobId: 'j1' }).then([{ type: 'InstanceRequested', data: { ...demo, jobId: 'j1', plan: instancePlan('provision', false) } }]);
+    expect(state([{ type: 'InstanceRequested', data: { ...demo, jobId: 'j1', plan: instancePlan('provision', false) } }]).demoData).to.equal(true);
+    for (const stage of ['staging', 'production'] as const) {
+      spec.given([]).when({ type: 'RequestInstance', settings: { ...demo, stage }, jobId: 'j1' }).thenThrows(DomainError, new RegExp(`demo data is for development instances only, not ${stage}`));
+    }
+  });
+
   it('reports a taken slug so the service tries the next one', () => {
     spec.given([requested]).when({ type: 'RequestInstance', settings, jobId: 'j9' }).thenThrows(InstanceSlugTakenError);
   });

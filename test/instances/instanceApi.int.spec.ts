@@ -91,6 +91,19 @@ describe('instance API (no executor)', function () {
     expect((await call('/api/v1/projects/p')).status, 'nothing was created for refused input').to.equal(404);
   });
 
+  it('installs demo data only on a development instance that asks for it: 422 naming demo_data elsewhere (issue 25)', async () => {
+    const demo = await create({ name: 'Demo', project: 'Demo Co', erp_version: '18.0', demo_data: true });
+    expect(demo.status).to.equal(201);
+    expect(await out(demo)).to.include({ stage: 'development', demo_data: true });
+    expect(await out(await create({ name: 'Plain', project: 'Demo Co', erp_version: '18.0' }))).to.include({ demo_data: false });
+    for (const stage of ['staging', 'production']) {
+      const refused = await create({ name: `Demo ${stage}`, project: 'Demo Co', erp_version: '18.0', stage, demo_data: true });
+      expect(refused.status, stage).to.equal(422);
+      expect(JSON.stringify(await detailOf(refused))).to.contain('demo_data').and.contain(`demo data is for development instances only, not ${stage}`);
+    }
+    expect((await create({ name: 'Staging', project: 'Demo Co', erp_version: '18.0', stage: 'staging', demo_data: false })).status, 'saying no is fine anywhere').to.equal(201);
+  });
+
   it('allows one production instance per project (409)', async () => {
     expect((await create({ name: 'Prod', project: 'Solo', erp_version: '17.0', stage: 'production' })).status).to.equal(201);
     const second = await create({ name: 'Prod 2', project: 'Solo', erp_version: '17.0', stage: 'production' });

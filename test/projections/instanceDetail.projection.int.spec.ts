@@ -50,6 +50,9 @@ describe('instance_detail read model', () => {
       branch_head: null,
       addons_path: null,
       port: null,
+      demo_data: false,
+      gevent_port: null,
+      gevent_url: null,
       provisioned: false,
       rebuild_pending: false,
       job_id: 'j1',
@@ -174,6 +177,26 @@ describe('instance_detail read model', () => {
       idle: await idleDevelopmentInstances(db, new Date('2030-01-01T00:00:00.000Z')),
       recover: await instancesToRecover(db),
     }), { destroyed: [{ slug: 'acme-old' }], ports: [21000], idle: [{ slug: 'acme-dev' }], recover: [{ slug: 'acme-dev', status: 'running', job_id: 'j1', job_active: false, runtime: 'process' }] });
+  });
+
+  describe('an ERP with workers (issue 25)', () => {
+    const workers = instanceHistory({ slug: 'acme-work', name: 'work', demoData: true });
+    const gevent = { port: 21000, url: 'http://127.0.0.1:21000', geventPort: 21001, geventUrl: 'http://127.0.0.1:21001' };
+    const running = [workers.requested('w1'), ...workers.ranJob('w1', PROVISION, 'provision', 'running', { facts: { ...PROVISION_FACTS, start: gevent } })];
+    const row = detailOf('acme-work', 'demo_data', 'gevent_port', 'gevent_url', 'url');
+
+    it('keeps its gevent port and URL (the ERP router\'s /websocket target) and the demo data it asked for; both ports stay kept', async () => {
+      await spec.given([]).when(running).then(async (db) => ({ row: await row(db), ports: [...(await keptPorts(db))].sort() }), {
+        row: { demo_data: true, gevent_port: 21001, gevent_url: 'http://127.0.0.1:21001', url: 'http://127.0.0.1:21000' },
+        ports: [21000, 21001],
+      });
+    });
+
+    it('forgets the gevent URL when it stops, and when it starts again without workers; keeps the port', async () => {
+      await spec.given(running).when([workers.action('stop', 'w2'), ...workers.ranJob('w2', ['stop'], 'stop', 'stopped')]).then(row, { demo_data: true, gevent_port: 21001, gevent_url: null, url: null });
+      const threaded = [workers.action('restart', 'w3'), ...workers.ranJob('w3', ['stop', 'start', 'health_check'], 'restart', 'running', { facts: { start: { port: 21000, url: 'http://127.0.0.1:21000' } } })];
+      await spec.given(running).when(threaded).then(row, { demo_data: true, gevent_port: 21001, gevent_url: null, url: 'http://127.0.0.1:21000' });
+    });
   });
 
   it('deletes a purged instance', async () => {

@@ -53,11 +53,13 @@ export function instanceRecorder(store: EventStore, readModel: ReadModel) {
   return {
     record,
     /** A development instance provisioned and running its ERP at `url`. */
-    async running(slug: string, url: string) {
+    /** `geventUrl`: its ERP runs workers, with a gevent process there (`/websocket`). */
+    async running(slug: string, url: string, geventUrl?: string) {
       const history = instanceHistory({ slug, name: slug });
       const job = randomUUID();
       const steps = instancePlan('provision', false).map((step) => step.type);
-      await record([history.requested(job), ...history.ranJob(job, steps, 'provision', 'running', { facts: { ...PROVISION_FACTS, start: { port: 21000, url } } })]);
+      const gevent = geventUrl ? { geventPort: 21001, geventUrl } : {};
+      await record([history.requested(job), ...history.ranJob(job, steps, 'provision', 'running', { facts: { ...PROVISION_FACTS, start: { port: 21000, url, ...gevent } } })]);
       return history;
     },
     /** Puts a running instance to sleep as the idle sweep and the executor do. */

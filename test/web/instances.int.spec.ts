@@ -120,6 +120,18 @@ describe('web: instances — list, detail, create form and actions', function ()
       expect(res.headers.get('hx-push-url')).to.equal('/instances/new?project=acme-norte');
     });
 
+    it('asks for demo data with a box: shown on the page of a development instance, refused next to the box for staging (issue 25)', async () => {
+      const refused = await developer.post('/instances', { name: 'Norte Demo', project: 'acme-norte', stage: 'staging', erp_version: '18.0', demo_data: 'on' });
+      expect(refused.status).to.equal(422);
+      expect(refused.html).to.match(/name="demo_data" value="on" checked[^>]*aria-invalid="true"/);
+      expect(refused.html).to.include('<small id="demo_data-error" class="field-error">demo data is for development instances only, not staging</small>');
+      const created = await developer.post('/instances', { name: 'Norte Demo', project: 'acme-norte', stage: 'development', erp_version: '18.0', demo_data: 'on' });
+      expect(created.status).to.equal(303);
+      expect(textOf((await developer.get(created.location!)).html)).to.include('Demo data installed: asked for at creation');
+      const plain = await developer.post('/instances', { name: 'Norte Plain', project: 'acme-norte', stage: 'development', erp_version: '18.0' });
+      expect(textOf((await developer.get(plain.location!)).html)).to.include('Demo data none');
+    });
+
     it('refuses a second production instance in a project (409) with 422 and the reason', async () => {
       await create({ name: 'Norte Prod', project: 'acme-norte', stage: 'production' });
       const res = await developer.post('/instances', { name: 'Norte Prod Two', project: 'acme-norte', stage: 'production', erp_version: '18.0' });

@@ -18,9 +18,11 @@ export interface InstanceFormInput {
   /** A migration artifact's id (`/instances/new?from_backup=`), and whose: ids are unique within a migration only. */
   from_backup: string;
   from_migration: string;
+  /** `on` when the box was ticked, else empty. */
+  demo_data: string;
 }
 
-export const FORM_FIELDS = ['name', 'project', 'stage', 'erp_version', 'edition', 'modules', 'git_repo', 'branch', 'clone_from', 'from_backup', 'from_migration'] as const;
+export const FORM_FIELDS = ['name', 'project', 'stage', 'erp_version', 'edition', 'modules', 'git_repo', 'branch', 'clone_from', 'from_backup', 'from_migration', 'demo_data'] as const;
 
 /** What a new form starts with. */
 export const FORM_DEFAULTS: InstanceFormInput = {
@@ -35,6 +37,7 @@ export const FORM_DEFAULTS: InstanceFormInput = {
   clone_from: '',
   from_backup: '',
   from_migration: '',
+  demo_data: '',
 };
 
 /** The choices the form's selects offer. */
@@ -69,6 +72,7 @@ export function createBody(input: InstanceFormInput): InstanceCreateBody {
     ...(trimmed(input.branch) ? { branch: trimmed(input.branch) } : {}),
     ...(trimmed(input.clone_from) ? { clone_from: trimmed(input.clone_from) } : {}),
     ...backupFields(input),
+    ...(input.demo_data ? { demo_data: true } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import { getInstance, type InstanceDetailRow } from '#projections/instances/inst
 import type { ReadModel } from '#projections/readModel.ts';
 import { slugFromHost } from '#shared/http/instanceAddress.ts';
 import type { Logger } from '#shared/log.ts';
-import { isDatabaseManagerPath } from './closedPaths.ts';
+import { isDatabaseManagerPath, normalizedPath } from './closedPaths.ts';
 import { closedPage, notFoundPage, notRunningPage, unreachablePage, wakingPage } from './routerPages.ts';
 
 export interface ErpRouterOptions {
@@ -26,14 +26,15 @@ export interface ErpRouter {
 }
 
 /** What the router does with a request for an instance in this state. */
-type Route = { kind: 'proxy'; url: string } | { kind: 'wake' } | { kind: 'wait'; doing: string } | { kind: 'closed'; status: string } | { kind: 'unknown' };
+type Route = { kind: 'proxy'; url: string; geventUrl?: string } | { kind: 'wake' } | { kind: 'wait'; doing: string } | { kind: 'closed'; status: string } | { kind: 'unknown' };
 
 /** The one place that maps an instance's state to the router's answer. */
-export function routeFor(row: Pick<InstanceDetailRow, 'status' | 'url' | 'job_active' | 'job_kind'> | undefined): Route {
+export function routeFor(row: Pick<InstanceDetailRow, 'status' | 'url' | 'job_active' | 'job_kind'> & Partial<Pick<InstanceDetailRow, 'gevent_url'>> | undefined): Route {
   if (!row) return { kind: 'unknown' };
   switch (row.status) {
     case 'running':
-      return row.url ? { kind: 'proxy', url: row.url } : { kind: 'wait', doing: 'starting' };
+      if (!row.url) return { kind: 'wait', doing: 'starting' };
+      return row.gevent_url ? { kind: 'proxy', url: row.url, geventUrl: row.gevent_url } : { kind: 'proxy', url: row.url };
     case 'sleeping':
       return row.job_active ? { kind: 'wait', doing: row.job_kind === 'start' ? 'waking up' : `busy with a ${row.job_kind} job` } : { kind: 'wake' };
     case 'queued':
@@ -51,9 +52,19 @@ export function routeFor(row: Pick<InstanceDetailRow, 'status' | 'url' | 'job_ac
 }
 
 /**
+ * Where a request routed to `route` goes: `/websocket` to the ERP's gevent process when it has one
+ * (workers on: the HTTP workers refuse it, odoo/service/server.py and addons/bus/websocket.py),
+ * everything else, and `/websocket` of a threaded ERP, to its HTTP port.
+ */
+export function targetOf(route: Extract<Route, { kind: 'proxy' }>, url: string | undefined): string {
+  return route.geventUrl && normalizedPath(url ?? '/') === '/websocket' ? route.geventUrl : route.url;
+}
+
+/**
  * Answers `<slug>.<domain>` with that instance's ERP: requests and WebSocket upgrades go to its
  * current URL through http-proxy-middleware (bodies streamed both ways, the Host kept so the ERP
- * builds its own links with the pretty address); a sleeping instance is woken and held on a page
+ * builds its own links with the pretty address), `/websocket` to its gevent process when it runs
+ * workers (`targetOf`); a sleeping instance is woken and held on a page
  * that reloads itself; anything else gets a page saying why there is no ERP to show. The ERP's
  * database manager (`/web/database/*`) is never passed on, whatever the instance's state.
  */
@@ -87,7 +98,7 @@ export function erpRouter(options: ErpRouterOptions): ErpRouter {
     const slug = slugFromHost(req.headers.host, options.domain);
     const route = routeFor(slug ? await getInstance(options.readModel, slug) : undefined);
     if (route.kind === 'proxy') {
-      targets.set(req, route.url);
+      targets.set(req, targetOf(route, req.url));
       slugs.set(req, slug!);
     }
     if (route.kind === 'wake') await options.wake(slug!);

@@ -9,7 +9,7 @@ import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
 import type { EventMetadata, EventStore } from '#shared/eventStore/eventStore.ts';
 import { InstanceSlugTakenError, instanceDecider, type InstanceCommand } from '#services/instances/domain/instance.decider.ts';
-import { instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource, type ShellCloseReason, type ShellRuntime } from '#services/instances/domain/instance.ts';
+import { demoDataRefusal, instanceStream, type InstanceAction, type InstanceSettings, type InstanceSource, type ShellCloseReason, type ShellRuntime } from '#services/instances/domain/instance.ts';
 import { sameName, slugify } from '#services/projects/domain/project.ts';
 import { ProjectExistsError, type ProjectService } from '../projects/projectService.ts';
 import { backupSources, type BackupSource } from './backupSource.ts';
@@ -33,6 +33,7 @@ export interface InstanceCreateInput {
   from_backup?: number;
   from_migration?: string;
   upload?: { upload_id: string; dump_format: 'custom' | 'plain'; has_filestore: boolean };
+  demo_data?: boolean;
 }
 
 
@@ -100,6 +101,8 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
       // A refused slug (reservedNames.ts) is refused before a new project is made for it.
       const project = await resolveProject(input.project, metadata, (projectSlug) => void instanceSlugCandidates(projectSlug, input.name).next());
       const stage = input.stage ?? 'development';
+      const demoRefused = demoDataRefusal({ stage, demoData: input.demo_data });
+      if (demoRefused) throw new InstanceInputError('demo_data', demoRefused);
       if (stage === 'production') {
         const production = (await allInstances(readModel, { project: project.slug, stage: 'production' })).filter((row) => row.status !== 'destroyed');
         if (production.length > 0) throw new DomainError(`project ${project.slug} already has a production instance (${production[0]!.slug}); destroy it first`, 'conflict');
@@ -117,6 +120,7 @@ export function instanceService(store: EventStore, projects: ProjectService, rea
           gitRepo: gitRepoGiven ?? project.gitRepo,
           branch: input.branch ?? 'main',
           source,
+          ...(input.demo_data ? { demoData: true } : {}),
         };
         try {
           const result = await run(slug, { type: 'RequestInstance', settings, jobId: randomUUID() }, metadata);

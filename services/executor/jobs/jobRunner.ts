@@ -40,7 +40,7 @@ export type JobEnvironment = Omit<StepEnvironment, 'instance' | 'jobId' | 'spec'
 /** Names this executor in the steps it starts. */
 const EXECUTOR_ID = `${hostname()}:${process.pid}`;
 
-export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseServer' | 'credentials'>, instance: LiveInstance): ErpRunSpec {
+export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseServer' | 'credentials' | 'erpServer'>, instance: LiveInstance): ErpRunSpec {
   const dir = instanceDir(env.dataDir, instance.slug);
   const database = databaseName(instance.slug);
   return {
@@ -57,6 +57,9 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
     logFile: instanceLogFile(env.dataDir, instance.slug, 'erp'),
     root: env.dataDir,
     tenant: { kind: 'instance', slug: instance.slug },
+    // Demo data only where the decider allowed it (development instances).
+    demoData: instance.demoData === true,
+    ...(env.erpServer ? { server: env.erpServer } : {}),
   };
 }
 

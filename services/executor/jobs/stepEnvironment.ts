@@ -6,6 +6,7 @@ import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
 import type { AddonsSettings } from '../runtime/addonsPath.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
+import type { ErpServerSettings } from '../runtime/erpOptions.ts';
 import type { PortAllocator } from '../ports/portAllocator.ts';
 import type { JobLog } from './jobLog.ts';
 
@@ -55,6 +56,8 @@ export interface StepEnvironment {
   healthTimeoutMs: number;
   /** FORJA_ERP_ADDONS and FORJA_ERP_ENTERPRISE_ADDONS (addonsPath.ts); absent: both unset. */
   addons?: AddonsSettings;
+  /** FORJA_ERP_WORKERS and the FORJA_ERP_LIMIT_* settings; absent: Odoo's defaults, threaded. */
+  erpServer?: ErpServerSettings;
   /** Chooses a new instance's ERP port (once; it is kept in its facts). */
   ports: PortAllocator;
   /** The instance's ERP run spec (database name, folders, log file). */

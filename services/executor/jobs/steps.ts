@@ -10,7 +10,7 @@ import { tenantAccount } from '#shared/local/tenantAccount.ts';
 import { filestoreDir } from '../database/filestore.ts';
 import { below, logStream } from '../logFile.ts';
 import { removeTree } from '../runtime/tenantFolders.ts';
-import { databaseManagerOpen, waitForHealth } from './healthCheck.ts';
+import { databaseManagerOpen, waitForReady } from './healthCheck.ts';
 import { instanceAddonsPath, logAddonsPath, withAddonsPath } from './instanceAddons.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
@@ -127,20 +127,25 @@ const stop: Step = async (env) => {
   return {};
 };
 
-/** The ERP's port is chosen at its first start and recorded; every later start asks for the same one. */
+/**
+ * The ERP's port is chosen at its first start and recorded; every later start asks for the same
+ * one. With workers on, so is the gevent process's port (`/websocket`, routed by the ERP router).
+ */
 const start: Step = async (env) => {
   // The role's password is derived, not stored: setting it again costs one statement and heals a changed key.
   await withToolLog(env, 'db', (log) => env.databases(log).ensureRole(env.spec.database));
   const port = env.instance.facts.port ?? (await env.ports.allocate());
   const { spec, facts } = await withAddonsPath(env);
-  const { url } = await env.runtime.start(spec, port);
-  return { url, port, ...facts };
+  const workers = (spec.server?.workers ?? 0) > 0;
+  const geventPort = workers ? (env.instance.facts.geventPort ?? (await env.ports.allocate())) : undefined;
+  const { url, geventUrl } = await env.runtime.start(spec, port, geventPort);
+  return { url, port, ...facts, ...(geventPort !== undefined ? { geventPort } : {}), ...(geventUrl ? { geventUrl } : {}) };
 };
 
 const healthCheck: Step = async (env) => {
   const url = env.instance.facts.url;
   if (!url) throw new Error('the ERP was started but its URL is unknown');
-  await waitForHealth(url, env.healthTimeoutMs, env.signal);
+  await waitForReady(url, { database: env.spec.database, erpVersion: env.spec.erpVersion }, env.healthTimeoutMs, env.signal);
   if (await databaseManagerOpen(url, env.signal)) {
     // Anyone reaching it could back up or drop the database: not left running.
     await env.runtime.stop(env.instance.slug);

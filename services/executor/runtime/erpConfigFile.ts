@@ -1,20 +1,22 @@
 import { pbkdf2, randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Owner } from '#shared/fs/beneath.ts';
 
 /**
- * The configuration file every ERP run gets with `-c`: the ERP's database manager closed
- * (`list_db = False`) and a master password nobody knows. A real ERP started without one keeps
- * the manager open with the master password `admin`, and while it is `admin` the first password
- * anyone submits to `/web/database/backup` or `/drop` becomes the master password
- * (addons/web/controllers/database.py, verify_access): anyone reaching the ERP could take or drop
- * its database. The rest of the configuration stays on the command line (`erpArgs`), the database
- * password in PGPASSWORD.
+ * The configuration file every ERP run gets with `-c`, the one place its options are written
+ * (odoo/tools/config.py reads the `[options]` section; the command line keeps `-c` and per-run
+ * flags). It closes the database manager (`list_db = False`) behind a master password nobody
+ * knows: a real ERP started without one keeps the manager open with the master password `admin`,
+ * and while it is `admin` the first password anyone submits to `/web/database/backup` or `/drop`
+ * becomes the master password (addons/web/controllers/database.py, verify_access).
  *
- * The file holds only a hash, so it is world-readable (the ERP's account, or a container's
- * remapped uid, must read it: an unreadable file is silently ignored by the ERP, manager open). It
- * lives in `run/` of the run's data folder, a folder Forja owns and the ERP cannot write.
+ * It holds the database password too (no PGPASSWORD in the ERP's environment, nothing on its
+ * command line, where /proc shows it), so it is 0600 and belongs to the account that runs the ERP
+ * (the tenant's, tenantAccount.ts; an unreadable file is silently ignored by the ERP, manager open).
+ * It lives in `run/` of the run's data folder, a folder Forja owns and the ERP cannot write, so the
+ * ERP cannot replace it; every start writes it anew.
  */
 export const ERP_CONFIG_FOLDER = 'run';
 
@@ -55,13 +57,14 @@ export function erpConfigText(options: Record<string, string>): string {
 }
 
 /**
- * Writes `run/erp.conf` under `dataDir` (`options` added after the database manager's two), replacing
- * the one an earlier run had, and returns its path. The folder is opened without following links and
- * must be this process's own and writable by no one else; the file is created exclusively beside
- * the old one through that handle and renamed over it, so nothing placed in the ERP's folder can
- * redirect the write.
+ * Writes `run/erp.conf` under `dataDir` (`options` added after the database manager's two), 0600 and
+ * given to `owner` (the account that runs the ERP; null: this process's own), replacing the one an
+ * earlier run had, and returns its path. The folder is opened without following links and must be
+ * this process's own and writable by no one else; the file is created exclusively beside the old
+ * one through that handle and renamed over it, so nothing placed in the ERP's folder can redirect
+ * the write.
  */
-export async function writeErpConfig(dataDir: string, options: Record<string, string> = {}): Promise<string> {
+export async function writeErpConfig(dataDir: string, options: Record<string, string> = {}, owner: Owner | null = null): Promise<string> {
   const text = erpConfigText({ admin_passwd: await unknownMasterPasswordHash(), list_db: 'False', ...options });
   const dir = erpConfigDir(dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
@@ -70,14 +73,15 @@ export async function writeErpConfig(dataDir: string, options: Record<string, st
     const stats = fstatSync(dirFd);
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) throw new Error(`${dir} belongs to uid ${stats.uid}, not to Forja (uid ${uid}): remove it, Forja makes it again`);
-    // Exactly: writable by others lets them swap the file, and a umask such as 077 would hide it from the ERP's account (which then runs with the defaults).
+    // Exactly: writable by others lets them swap the file; the ERP's account must traverse it to reach its file.
     if ((stats.mode & 0o777) !== 0o755) fchmodSync(dirFd, 0o755);
     // /proc/self/fd/N is the folder opened above, whatever its path leads to by now.
     const at = existsSync(`/proc/self/fd/${dirFd}`) ? `/proc/self/fd/${dirFd}` : dir;
     const temporary = join(at, `.erp.conf.${randomBytes(6).toString('hex')}`);
-    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     try {
-      fchmodSync(fd, 0o644); // whatever the umask
+      fchmodSync(fd, 0o600); // whatever the umask
+      if (owner) fchownSync(fd, owner.uid, owner.gid);
       writeSync(fd, text);
       fsyncSync(fd);
     } catch (error) {

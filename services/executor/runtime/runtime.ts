@@ -13,6 +13,16 @@ export interface ErpDatabaseServer {
   password: string;
 }
 
+/** How the ERP server is sized: FORJA_ERP_WORKERS and the FORJA_ERP_LIMIT_* settings. */
+export interface ErpServerSettings {
+  /** 0: threaded mode, `/websocket` on the HTTP port; more: prefork workers and a gevent process on a port of its own. */
+  workers: number;
+  limitMemorySoftMb: number;
+  limitMemoryHardMb: number;
+  limitTimeCpuS: number;
+  limitTimeRealS: number;
+}
+
 /** What a runtime needs to run one instance's ERP. */
 export interface ErpRunSpec {
   slug: string;
@@ -36,6 +46,10 @@ export interface ErpRunSpec {
   root: string;
   /** Whose OS account runs the ERP (tenantAccount.ts): the instance's, or the migration's. */
   tenant: { kind: TenantKind; slug: string };
+  /** A development instance asked for the ERP's demo data (off everywhere else). */
+  demoData?: boolean;
+  /** Workers and limits of the ERP server (erpOptions.ts); absent: Odoo's defaults, threaded. */
+  server?: ErpServerSettings;
 }
 
 /** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */
@@ -48,6 +62,12 @@ export class ErpRunError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Where a started ERP answers on 127.0.0.1: HTTP, and `/websocket` when it runs a gevent process (workers on). */
+export interface ErpServerUrls {
+  url: string;
+  geventUrl?: string;
 }
 
 export interface Runtime {
@@ -65,9 +85,10 @@ export interface Runtime {
    * already running for this instance (after an executor crash the server started by the lost
    * attempt is adopted, not doubled). Resolves with its base URL on 127.0.0.1 once the process or
    * container is up (not necessarily answering yet). Rejects with PortTakenError, naming the
-   * holder, when something else listens on the port.
+   * holder, when something else listens on the port. With workers (`spec.server`), `geventPort`
+   * is the gevent process's (`/websocket`), required, and its URL is returned too.
    */
-  start(spec: ErpRunSpec, port: number): Promise<{ url: string }>;
+  start(spec: ErpRunSpec, port: number, geventPort?: number): Promise<ErpServerUrls>;
   /** Stops the server (SIGTERM, then SIGKILL after a grace period); a stopped one is fine. */
   stop(slug: string): Promise<void>;
   /** Removes everything this runtime made for the instance (processes, containers, networks, volumes). */

@@ -3,6 +3,7 @@ import { isJobEnded } from '#shared/workflow/jobState.ts';
 import { decideWorkflow, JobSupersededError, type WorkflowCommand } from '#shared/workflow/workflowDecide.ts';
 import { prefixed, type WorkflowEvent } from '#shared/workflow/workflowEvents.ts';
 import {
+  demoDataRefusal,
   evolveInstance,
   initialInstanceState,
   instancePlan,
@@ -113,6 +114,8 @@ function decideStep(instance: LiveInstance, command: InstanceWorkflowCommand): I
 function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
   if (command.type === 'RequestInstance') {
     if (state.status !== 'none') throw new InstanceSlugTakenError();
+    const refusal = demoDataRefusal(command.settings);
+    if (refusal) throw new DomainError(refusal, 'invalid');
     return [{ type: 'InstanceRequested', data: { ...command.settings, jobId: command.jobId, plan: instancePlan('provision', false) } }];
   }
   const instance = live(state);

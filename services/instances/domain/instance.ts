@@ -58,6 +58,13 @@ export interface InstanceSettings {
   gitRepo: string | null;
   branch: string;
   source: InstanceSource;
+  /** The ERP installs its demo data (absent: no); only a development instance may ask (`demoDataRefusal`). */
+  demoData?: boolean;
+}
+
+/** Demo data is for trying things out: never in a staging or production database. Null when `settings` may have it. */
+export function demoDataRefusal(settings: Pick<InstanceSettings, 'stage' | 'demoData'>): string | null {
+  return settings.demoData === true && settings.stage !== 'development' ? `demo data is for development instances only, not ${settings.stage}` : null;
 }
 
 /** Facts a completed step learned, kept on the instance (commit built, where the ERP answers, …). */
@@ -69,6 +76,10 @@ export interface StepFacts {
   url?: string;
   /** The ERP's port on 127.0.0.1: chosen at the first start, kept for every later one. */
   port?: number;
+  /** With workers on, the gevent process's port (`/websocket`), kept like `port`. */
+  geventPort?: number;
+  /** Where that gevent process answers while the ERP runs (the ERP router sends `/websocket` there). */
+  geventUrl?: string;
   runtime?: string;
   standin?: boolean;
   /** The ERP's addons path, in order, computed by the build step after the checkout (absolute host folders). */
@@ -275,7 +286,7 @@ function evolveJobEffects(state: LiveInstance, event: InstanceEvent): LiveInstan
   }
 }
 
-function withoutUrl({ url: _url, ...facts }: StepFacts): StepFacts {
+function withoutUrl({ url: _url, geventUrl: _geventUrl, ...facts }: StepFacts): StepFacts {
   return facts;
 }
 

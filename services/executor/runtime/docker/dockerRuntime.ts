@@ -5,7 +5,7 @@ import { assertPortFree } from '../../ports/portCheck.ts';
 import { writeErpConfig } from '../erpConfigFile.ts';
 import { prepareTenant } from '../tenantFolders.ts';
 import { followOutput } from './containerLog.ts';
-import type { ErpRunSpec, Runtime } from '../runtime.ts';
+import type { ErpRunSpec, ErpServerUrls, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
 import { assertDatabaseReachable, containerConfigOptions, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
 import { imageRefFor, inspectErpImage, STANDIN_IMAGE, type ErpImage } from './erpImage.ts';
@@ -101,11 +101,11 @@ export class DockerRuntime implements Runtime {
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
     const user = prepareTenant(spec, this.uidRange);
-    await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image));
+    await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image, { server: false, mode: this.options.networkMode }), user);
     await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal);
   }
 
-  start(spec: ErpRunSpec, hostPort: number): Promise<{ url: string }> {
+  start(spec: ErpRunSpec, hostPort: number, hostGeventPort?: number): Promise<ErpServerUrls> {
     return this.serialized(spec.slug, async () => {
       const adopted = await this.adoptOrClear(spec);
       if (adopted) {
@@ -116,10 +116,14 @@ export class DockerRuntime implements Runtime {
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
       const user = prepareTenant(spec, this.uidRange);
-      await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image));
+      const config = containerConfigOptions(spec, image, { server: true, mode: this.options.networkMode, geventPort: hostGeventPort });
+      // The file is the tenant's (0600): the container runs as its uid (as root), else as Forja's own.
+      await writeErpConfig(spec.dataDir, config, user);
+      const gevent = config.gevent_port === undefined ? undefined : hostGeventPort;
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
-      const placement = { mode: this.options.networkMode, hostPort, instanceDomain: this.options.instanceDomain };
+      if (gevent !== undefined) await assertPortFree(gevent, spec.slug);
+      const placement = { mode: this.options.networkMode, hostPort, hostGeventPort: gevent, instanceDomain: this.options.instanceDomain };
       const container = await this.docker.createContainer(serverContainer(spec, image, placement, { user, ...this.limits }));
       try {
         await container.start();
@@ -128,7 +132,7 @@ export class DockerRuntime implements Runtime {
         throw error;
       }
       await this.follow(spec, true);
-      return { url: urlOf(hostPort) };
+      return { url: urlOf(hostPort), ...(gevent !== undefined ? { geventUrl: urlOf(gevent) } : {}) };
     });
   }
 
@@ -188,13 +192,14 @@ export class DockerRuntime implements Runtime {
   }
 
   /** The running server of this instance and database is kept; anything else under its name is removed. */
-  private async adoptOrClear(spec: ErpRunSpec): Promise<{ url: string } | null> {
+  private async adoptOrClear(spec: ErpRunSpec): Promise<ErpServerUrls | null> {
     const container = this.docker.getContainer(erpContainerName(spec.slug));
     const info = await container.inspect().catch((error: unknown) => (engineStatus(error) === 404 ? null : Promise.reject(error)));
     if (!info) return null;
     const labels = info.Config.Labels ?? {};
     const port = labels[LABELS.hostPort];
-    if (info.State.Running && port && labels[LABELS.database] === spec.database) return { url: urlOf(port) };
+    const gevent = labels[LABELS.hostGeventPort];
+    if (info.State.Running && port && labels[LABELS.database] === spec.database) return { url: urlOf(port), ...(gevent ? { geventUrl: urlOf(gevent) } : {}) };
     if (info.State.Running) this.exits.expect(info.Id);
     await tolerating([404], () => container.remove({ force: true }));
     return null;

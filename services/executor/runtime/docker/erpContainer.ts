@@ -2,6 +2,7 @@ import { join, posix, relative, resolve } from 'node:path';
 import type { ContainerCreateOptions } from 'dockerode';
 import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigDir } from '../erpConfigFile.ts';
+import { erpOptions } from '../erpOptions.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 import type { ErpImage } from './erpImage.ts';
 
@@ -19,6 +20,8 @@ export type NetworkMode = 'bridge' | 'host';
 
 /** The ERP's HTTP port inside the container (bridge mode); published on 127.0.0.1 only. */
 export const ERP_PORT = 8069;
+/** The gevent process's port inside the container (bridge mode, workers on): Odoo's default, as the official image exposes it. */
+export const GEVENT_PORT = 8072;
 
 const IN_CONTAINER = { data: '/var/lib/odoo', addons: '/mnt/extra-addons', home: '/home/forja', config: '/etc/forja' } as const;
 /** What the ERP writes in its data dir (odoo/tools/config.py: filestore(), session_dir, addons_data_dir). */
@@ -51,14 +54,23 @@ export function containerAddons(spec: ErpRunSpec, image: Pick<ErpImage, 'hostFol
 }
 
 /**
- * What the generated configuration file (erpConfigFile.ts, mounted read-only at /etc/forja) adds
- * to the database manager's options: the addons path as the container sees it (containerAddons).
- * With `-c` the ERP no longer reads the image's own /etc/odoo/odoo.conf and its
+ * The generated configuration file's options (erpConfigFile.ts, mounted read-only at /etc/forja),
+ * with the container's own paths and ports, the addons path as the container sees it
+ * (containerAddons). With `-c` the ERP no longer reads the image's own /etc/odoo/odoo.conf and its
  * `addons_path = /mnt/extra-addons`; the path is in the file, not on the command line.
+ * `geventPort`: the host's port of the gevent process when the server runs workers.
  */
-export function containerConfigOptions(spec: ErpRunSpec, image: Pick<ErpImage, 'hostFolder'>): Record<string, string> {
+export function containerConfigOptions(
+  spec: ErpRunSpec,
+  image: Pick<ErpImage, 'hostFolder'>,
+  run: { server: boolean; mode: NetworkMode; geventPort?: number | undefined },
+): Record<string, string> {
+  const geventPort = run.geventPort === undefined ? undefined : run.mode === 'bridge' ? GEVENT_PORT : run.geventPort;
   const { path } = containerAddons(spec, image);
-  return path.length > 0 ? { addons_path: path.join(',') } : {};
+  return {
+    ...erpOptions(spec, { dataDir: IN_CONTAINER.data, server: run.server, geventPort }),
+    ...(path.length > 0 ? { addons_path: path.join(',') } : {}),
+  };
 }
 
 export const LABELS = {
@@ -68,6 +80,8 @@ export const LABELS = {
   database: 'forja.database',
   /** The port on 127.0.0.1 where the server answers. */
   hostPort: 'forja.host-port',
+  /** The port on 127.0.0.1 where its gevent process answers `/websocket` (workers on). */
+  hostGeventPort: 'forja.host-gevent-port',
 } as const;
 
 export const erpContainerName = (slug: string): string => `forja-${slug}-erp`;
@@ -79,6 +93,8 @@ export const networkName = (slug: string): string => `forja-${slug}`;
 export interface Placement {
   mode: NetworkMode;
   hostPort: number;
+  /** The gevent process's port on the host, when the server runs workers. */
+  hostGeventPort?: number | undefined;
   instanceDomain: string | undefined;
 }
 
@@ -95,26 +111,22 @@ export function assertDatabaseReachable(spec: ErpRunSpec, mode: NetworkMode): vo
 }
 
 /**
- * The arguments every ERP run gets. The password travels in the environment: PGPASSWORD for
- * libpq and node-postgres, PASSWORD (with HOST, PORT, USER) for the official image's entrypoint,
- * which otherwise appends its own defaults (`--db_host db`). `-c`: the file the runtime writes
- * before each container (erpConfigFile.ts), which closes the database manager.
+ * The arguments every ERP run gets: the generated file holds every option, the database password
+ * included, so neither the command line nor the environment carries it.
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
-  return [
-    '-c', `${IN_CONTAINER.config}/erp.conf`,
-    '-d', spec.database,
-    '--db_host', spec.db.host,
-    '--db_port', String(spec.db.port),
-    '--db_user', spec.db.user,
-    '--data-dir', IN_CONTAINER.data,
-  ];
+  return ['-c', `${IN_CONTAINER.config}/erp.conf`, '-d', spec.database];
 }
 
+/**
+ * ODOO_RC: the official image's entrypoint reads db_host, db_port, db_user and db_password from
+ * that file instead of its defaults (`--db_host db`); HOST, PORT and USER stay for an entrypoint
+ * that reads only those. No password here: the stand-in and the ERP read db_password from the file.
+ */
 function erpEnv(spec: ErpRunSpec): string[] {
-  const { host, port, user, password } = spec.db;
+  const { host, port, user } = spec.db;
   // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
-  return [`PGPASSWORD=${password}`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `PASSWORD=${password}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
+  return [`ODOO_RC=${IN_CONTAINER.config}/erp.conf`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {
@@ -129,15 +141,27 @@ function binds(spec: ErpRunSpec, image: ErpImage): string[] {
   ];
 }
 
-/** Labels a reverse proxy watching the engine (Traefik's docker provider) routes `<slug>.<domain>` by. */
-export function routingLabels(slug: string, domain: string, placement: Pick<Placement, 'mode' | 'hostPort'>): Record<string, string> {
+/**
+ * Labels a reverse proxy watching the engine (Traefik's docker provider) routes `<slug>.<domain>`
+ * by; with a gevent process (workers on), `/websocket` goes to its port, as the ERP router does.
+ */
+export function routingLabels(slug: string, domain: string, placement: Pick<Placement, 'mode' | 'hostPort' | 'hostGeventPort'>): Record<string, string> {
   const name = `forja-${slug}`;
+  const bridge = placement.mode === 'bridge';
+  const websocket = `${name}-websocket`;
   return {
     'traefik.enable': 'true',
     [`traefik.http.routers.${name}.rule`]: `Host(\`${slug}.${domain}\`)`,
     [`traefik.http.routers.${name}.service`]: name,
-    [`traefik.http.services.${name}.loadbalancer.server.port`]: String(placement.mode === 'bridge' ? ERP_PORT : placement.hostPort),
-    ...(placement.mode === 'bridge' ? { 'traefik.docker.network': networkName(slug) } : {}),
+    [`traefik.http.services.${name}.loadbalancer.server.port`]: String(bridge ? ERP_PORT : placement.hostPort),
+    ...(placement.hostGeventPort
+      ? {
+          [`traefik.http.routers.${websocket}.rule`]: `Host(\`${slug}.${domain}\`) && Path(\`/websocket\`)`,
+          [`traefik.http.routers.${websocket}.service`]: websocket,
+          [`traefik.http.services.${websocket}.loadbalancer.server.port`]: String(bridge ? GEVENT_PORT : placement.hostGeventPort),
+        }
+      : {}),
+    ...(bridge ? { 'traefik.docker.network': networkName(slug) } : {}),
   };
 }
 
@@ -164,7 +188,9 @@ function confined(confinement: Confinement) {
 export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement, confinement: Confinement): ContainerCreateOptions {
   const limits = confined(confinement);
   const bridge = placement.mode === 'bridge';
+  const gevent = placement.hostGeventPort;
   const http = bridge ? ['--http-port', String(ERP_PORT), '--http-interface', '0.0.0.0'] : ['--http-port', String(placement.hostPort), '--http-interface', '127.0.0.1'];
+  const ports = { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }], ...(gevent ? { [`${GEVENT_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(gevent) }] } : {}) };
   return {
     name: erpContainerName(spec.slug),
     Image: image.ref,
@@ -176,13 +202,14 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
       [LABELS.role]: 'erp',
       [LABELS.database]: spec.database,
       [LABELS.hostPort]: String(placement.hostPort),
+      ...(gevent ? { [LABELS.hostGeventPort]: String(gevent) } : {}),
       ...(placement.instanceDomain ? routingLabels(spec.slug, placement.instanceDomain, placement) : {}),
     },
-    ...(bridge ? { ExposedPorts: { [`${ERP_PORT}/tcp`]: {} } } : {}),
+    ...(bridge ? { ExposedPorts: Object.fromEntries(Object.keys(ports).map((port) => [port, {}])) } : {}),
     HostConfig: {
       NetworkMode: bridge ? networkName(spec.slug) : 'host',
       Binds: binds(spec, image),
-      ...(bridge ? { PortBindings: { [`${ERP_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: String(placement.hostPort) }] } } : {}),
+      ...(bridge ? { PortBindings: ports } : {}),
       RestartPolicy: { Name: 'no' },
       ...limits.host,
     },

@@ -3,6 +3,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigFile } from '../erpConfigFile.ts';
+import { erpOptions, type ErpRunPlace } from '../erpOptions.ts';
 import type { ErpRunSpec } from '../runtime.ts';
 
 /** The ERP stand-in shipped in this repository: what runs when FORJA_ERP_COMMAND is unset. */
@@ -61,20 +62,22 @@ export function isStandin(command: string): boolean {
 }
 
 /**
- * The arguments every ERP run gets. The database password goes in PGPASSWORD (see `erpEnv`), not
- * on the command line, where any local user could read it in /proc. `-c`: the file `spawnErp`
- * writes first, which closes the database manager (erpConfigFile.ts). No --logfile: the ERP would
- * open it by path in a folder it could write; its output goes to the log Forja opened (erpProcess.ts).
+ * The arguments every ERP run gets: `-c`, the file `spawnErp` writes first, which holds every
+ * option (erpConfigFile.ts, erpOptions.ts), the database password included: nothing any local user
+ * could read in /proc. `-d` repeats the file's db_name because the pid file tells its server from
+ * a reused pid by it (pidFile.ts, isServerAlive). No --logfile: the ERP would open it by path in a folder it could write; its
+ * output goes to the log Forja opened (erpProcess.ts).
  */
 export function erpArgs(spec: ErpRunSpec): string[] {
-  return [
-    '-c', erpConfigFile(spec.dataDir),
-    '-d', spec.database,
-    '--db_host', spec.db.host,
-    '--db_port', String(spec.db.port),
-    '--db_user', spec.db.user,
-    '--data-dir', resolve(spec.dataDir),
-  ];
+  return ['-c', erpConfigFile(spec.dataDir), '-d', spec.database];
+}
+
+/** The process runtime's options: the host's own paths, and the whole addons path (addonsPath.ts). */
+export function processConfigOptions(spec: ErpRunSpec, place: Omit<ErpRunPlace, 'dataDir'>): Record<string, string> {
+  return {
+    ...erpOptions(spec, { ...place, dataDir: resolve(spec.dataDir) }),
+    ...erpConfigOptions(spec),
+  };
 }
 
 /**
@@ -88,7 +91,8 @@ const PASSED_THROUGH = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
 
 export function erpEnv(spec: ErpRunSpec): NodeJS.ProcessEnv {
   // The ERP stand-in takes its version from here (a real ERP ignores it): module versions and upgrades follow it.
-  const env: NodeJS.ProcessEnv = { PGPASSWORD: spec.db.password, FORJA_STANDIN_VERSION: spec.erpVersion };
+  // No PGPASSWORD: the ERP reads db_password from its configuration file.
+  const env: NodeJS.ProcessEnv = { FORJA_STANDIN_VERSION: spec.erpVersion };
   for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }

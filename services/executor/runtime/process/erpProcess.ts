@@ -5,7 +5,7 @@ import type { SystemUser } from '#shared/local/systemUser.ts';
 import { openLogAppend } from '../../logFile.ts';
 import { writeErpConfig } from '../erpConfigFile.ts';
 import type { ErpRunSpec } from '../runtime.ts';
-import { erpConfigOptions, erpEnv } from './erpCommand.ts';
+import { erpEnv } from './erpCommand.ts';
 import { isServerAlive, type PidRecord } from './pidFile.ts';
 
 /**
@@ -14,11 +14,11 @@ import { isServerAlive, type PidRecord } from './pidFile.ts';
  * tenant's account, laid out by tenantFolders.ts) when one is given. It gets no --logfile: its
  * stdout and stderr (where Odoo logs without one: odoo/netsvc.py) go to the log file, opened here
  * by root for appending without following a link, in a folder only root writes. Resolves once
- * the process runs.
+ * the process runs. `config`: the options of its configuration file (erpOptions.ts).
  */
-export async function spawnErp(command: string, args: string[], spec: ErpRunSpec, user: SystemUser | null = null): Promise<ChildProcess & { pid: number }> {
+export async function spawnErp(command: string, args: string[], spec: ErpRunSpec, user: SystemUser | null, config: Record<string, string>): Promise<ChildProcess & { pid: number }> {
   const cwd = resolve(spec.dataDir);
-  await writeErpConfig(spec.dataDir, erpConfigOptions(spec)); // `-c` in erpArgs
+  await writeErpConfig(spec.dataDir, config, user); // `-c` in erpArgs, readable by the ERP's account alone
   const log = openLogAppend(spec.root, spec.logFile);
   let child: ChildProcess;
   try {

@@ -4,7 +4,7 @@ import { abortError } from '../../abortError.ts';
 import { fileSize, logTail } from '../../logTail.ts';
 import { groupMembers, terminateGroup } from '#shared/platform/processGroup.ts';
 import { ErpRunError, type ErpRunSpec } from '../runtime.ts';
-import { erpArgs } from './erpCommand.ts';
+import { erpArgs, processConfigOptions } from './erpCommand.ts';
 import { spawnErp } from './erpProcess.ts';
 import { oneShotRecordOf, readOneShotFile, removePidFile, survivingGroup, writePidFile } from './pidFile.ts';
 
@@ -22,7 +22,7 @@ export async function runOneShot(spec: ErpRunSpec, command: string, args: string
   const logStart = fileSize(spec.root, spec.logFile);
   let child: Awaited<ReturnType<typeof spawnErp>>;
   try {
-    child = await spawnErp(command, [...erpArgs(spec), ...args], spec, run.user);
+    child = await spawnErp(command, [...erpArgs(spec), ...args], spec, run.user, processConfigOptions(spec, { server: false }));
   } catch (error) {
     throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
   }

@@ -10,6 +10,8 @@ import { groupMembers, processOwner, processStartTime } from '#shared/platform/p
 export interface PidRecord {
   pid: number;
   port: number;
+  /** The gevent process's port (`/websocket`), when the server runs workers. */
+  geventPort?: number;
   startedAt: string;
   command: string;
   /** With `port`, what the process's command line must show for `pid` to still be this server. */

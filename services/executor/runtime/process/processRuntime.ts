@@ -5,8 +5,8 @@ import { DEFAULT_UID_RANGE, tenantAccount, type UidRange } from '#shared/local/t
 import { assertPortFree } from '../../ports/portCheck.ts';
 import { prepareTenant } from '../tenantFolders.ts';
 import { ABORT_GRACE_MS, signalGroup } from '#shared/platform/processGroup.ts';
-import type { ErpRunSpec, Runtime } from '../runtime.ts';
-import { checkCommand, erpArgs, erpCommandFor, isStandin, STANDIN_COMMAND } from './erpCommand.ts';
+import type { ErpRunSpec, ErpServerUrls, Runtime } from '../runtime.ts';
+import { checkCommand, erpArgs, erpCommandFor, isStandin, processConfigOptions, STANDIN_COMMAND } from './erpCommand.ts';
 import { spawnErp, waitUntilGone } from './erpProcess.ts';
 import { endOneShotSurvivor, runOneShot } from './oneShotRun.ts';
 import { isServerAlive, oneShotPidFilePath, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
@@ -28,6 +28,7 @@ export interface ProcessRuntimeOptions {
 }
 
 const urlOf = (port: number) => `http://127.0.0.1:${port}`;
+const urlsOf = (record: Pick<PidRecord, 'port' | 'geventPort'>): ErpServerUrls => ({ url: urlOf(record.port), ...(record.geventPort ? { geventUrl: urlOf(record.geventPort) } : {}) });
 
 /**
  * Runs each instance's ERP as a local process on 127.0.0.1. Servers are detached and recorded
@@ -89,26 +90,29 @@ export class ProcessRuntime implements Runtime {
     await runOneShot(spec, command, args, { user, pidFile, graceMs: this.oneShotGraceMs, signal });
   }
 
-  start(spec: ErpRunSpec, port: number): Promise<{ url: string }> {
+  start(spec: ErpRunSpec, port: number, geventPort?: number): Promise<ErpServerUrls> {
     return this.serialized(spec.slug, async () => {
       const path = pidFilePath(this.dataRoot, spec.slug);
       const existing = readPidFile(path);
       if (existing && isServerAlive(existing)) {
         if (!existing.stopping && existing.database === spec.database) {
           this.supervisor.watch(spec.slug, existing);
-          return { url: urlOf(existing.port) };
+          return urlsOf(existing);
         }
         await this.terminate(path, existing); // a stop cut short, or another database
       }
       const command = this.command(spec.erpVersion);
       const user = prepareTenant(spec, this.uidRange);
+      const config = processConfigOptions(spec, { server: true, geventPort });
       await assertPortFree(port, spec.slug);
-      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, user);
+      const gevent = config.gevent_port === undefined ? undefined : geventPort;
+      if (gevent !== undefined) await assertPortFree(gevent, spec.slug);
+      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, user, config);
       child.unref();
-      const record: PidRecord = { pid: child.pid, port, startedAt: new Date().toISOString(), command, database: spec.database };
+      const record: PidRecord = { pid: child.pid, port, ...(gevent !== undefined ? { geventPort: gevent } : {}), startedAt: new Date().toISOString(), command, database: spec.database };
       writePidFile(path, record);
       this.supervisor.watchChild(spec.slug, record, child);
-      return { url: urlOf(port) };
+      return urlsOf(record);
     });
   }
 
