@@ -1,0 +1,6 @@
+{
+    'name': 'web',
+    'version': '1.0',
+    'depends': ['base'],
+    'installable': True,
+}

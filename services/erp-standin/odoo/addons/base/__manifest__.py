@@ -1,0 +1,5 @@
+{
+    'name': 'Base',
+    'version': '1.3',
+    'installable': True,
+}
