@@ -71,6 +71,8 @@ export interface StepFacts {
   port?: number;
   runtime?: string;
   standin?: boolean;
+  /** Which neutralization a copy that is not production got, and what it did (the ERP's `neutralize`, or Forja's SQL and why). */
+  neutralization?: string;
 }
 
 export type InstanceEvent =

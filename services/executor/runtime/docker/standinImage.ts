@@ -71,7 +71,8 @@ function entryScript(node: string): string {
     '#!/bin/sh',
     "# Forja's ERP stand-in: the repository is bind-mounted read-only at the same path (label forja.host-folder).",
     "# The official image's odoo.conf puts /mnt/extra-addons, where the runtime mounts the instance's code, on the addons path.",
-    `if [ -d ${EXTRA_ADDONS} ]; then set -- --addons-path ${EXTRA_ADDONS} "$@"; fi`,
+    // One word, the only form odoo/cli/command.py takes before a command (`odoo-bin --addons-path=… neutralize`).
+    `if [ -d ${EXTRA_ADDONS} ]; then set -- --addons-path=${EXTRA_ADDONS} "$@"; fi`,
     `exec ${quoted(node)} --import ${quoted(`${REPOSITORY}/node_modules/tsx/dist/loader.mjs`)} ${quoted(`${REPOSITORY}/services/erp-standin/main.ts`)} "$@"`,
     '',
   ].join('\n');
