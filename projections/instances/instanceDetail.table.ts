@@ -17,6 +17,8 @@ export interface InstanceDetailTable extends InstanceOutColumns {
   branch_head: string | null;
   /** The ERP's port on 127.0.0.1, kept across stops and starts once chosen. */
   port: number | null;
+  /** Which neutralization its database got at the last database step (the ERP's or Forja's SQL and why); null for production and empty databases. */
+  neutralization: string | null;
   /** A database was created for it (until destroyed): `start` and `restart` have something to run. */
   provisioned: boolean;
   /** A push arrived during the current job: a rebuild follows when the job ends. */

@@ -40,6 +40,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
           commit: null,
           branch_head: null,
           port: null,
+          neutralization: null,
           provisioned: false,
           rebuild_pending: false,
           job_id: event.data.jobId,
@@ -68,7 +69,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
         if (facts.commit) patch.commit = facts.commit;
         if (facts.branchHead) patch.branch_head = facts.branchHead;
         if (facts.port) patch.port = facts.port;
-        if (event.data.step === 'database') patch.provisioned = true;
+        if (event.data.step === 'database') Object.assign(patch, { provisioned: true, neutralization: facts.neutralization ?? null });
       }
       const legacyFailure = event.type === 'InstanceStepFailed' && event.data.retryable === undefined;
       if (legacyFailure || event.type === 'InstanceJobSucceeded' || event.type === 'InstanceJobFailed' || event.type === 'InstanceJobCancelled') patch.job_active = false;

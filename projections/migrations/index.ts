@@ -13,6 +13,7 @@ import * as migrationNoticeOutbox from './20261126_0010_migration_notice_outbox.
 import * as migrationRunReports from './20261126_0011_migration_run_reports.ts';
 import * as recipes from './20261126_0010_recipes.ts';
 import * as sshKeys from './20261127_0012_ssh_keys.ts';
+import * as instanceDetailNeutralization from './20261128_0013_instance_detail_neutralization.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -29,6 +30,7 @@ export const readModelMigrations = {
   '20261126_0011_migration_run_reports': migrationRunReports,
   '20261126_0010_recipes': recipes,
   '20261127_0012_ssh_keys': sshKeys,
+  '20261128_0013_instance_detail_neutralization': instanceDetailNeutralization,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

@@ -111,6 +111,7 @@ function detailRow(overrides: Partial<InstanceDetailRow>): InstanceDetailRow {
     commit: null,
     branch_head: null,
     port: null,
+    neutralization: null,
     provisioned: true,
     rebuild_pending: false,
     job_id: 'job-1',

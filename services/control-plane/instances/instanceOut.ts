@@ -39,6 +39,7 @@ export async function instanceDetailOut(readModel: ReadModel, row: InstanceDetai
     behind: isBehind(row),
     rebuild_pending: row.rebuild_pending,
     port: row.port,
+    neutralization: row.neutralization,
     job: {
       id: row.job_id,
       kind: row.job_kind,
