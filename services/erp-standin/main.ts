@@ -44,7 +44,7 @@ if (invocation && invocation.command !== 'server') {
 
 let options: StandinOptions;
 try {
-  options = parseStandinArgs(invocation ? invocation.args : process.argv.slice(2));
+  options = parseStandinArgs(invocation ? [...invocation.leading, ...invocation.args] : process.argv.slice(2));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   fail(error.message, 2);

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { parseStandinArgs, UsageError, type StandinOptions } from './args.ts';
 import { knownModules } from './knownModules.ts';
 import { connectSession } from './sessions.ts';
@@ -19,7 +20,10 @@ const STANDIN_STANDARD_ADDONS = fileURLToPath(new URL('./addons', import.meta.ur
 /** The command line split as the real `odoo-bin` splits it (odoo/cli/command.py, `main`). */
 export interface Invocation {
   command: string;
+  /** What follows the command, after the `--addons-path=…` that came before it, if any. */
   args: string[];
+  /** The `--addons-path=…` given before the command, or nothing. */
+  leading: string[];
 }
 
 /**
@@ -35,7 +39,7 @@ export function invocationOf(argv: readonly string[]): Invocation | null {
     args = args.slice(1);
   }
   if (args.length === 0 || args[0]!.startsWith('-')) return null;
-  return { command: args[0]!, args: [...leading, ...args.slice(1)] };
+  return { command: args[0]!, args: args.slice(1), leading };
 }
 
 /** The command exists from 16.0 (odoo/cli/neutralize.py); a stand-in playing no version has it too. */
@@ -58,7 +62,31 @@ export async function runCommand(invocation: Invocation, env: NodeJS.ProcessEnv,
     out.stderr(`Unknown command '${invocation.command}'\n`);
     return 1;
   }
-  return neutralize(invocation.args, env, out);
+  let args = [...invocation.leading, ...invocation.args];
+  if (version !== undefined && majorOf(version) >= 19) {
+    const own = commandOptions19(invocation.args);
+    if (typeof own === 'string') {
+      out.stderr(`usage: odoo-bin [--addons-path=PATH,...] neutralize [-h] [-c CONFIG] [-d DB_NAME] [--stdout]\nodoo-bin [--addons-path=PATH,...] neutralize: error: ${own}\n`);
+      return 2;
+    }
+    args = [...invocation.leading, ...own];
+  }
+  return neutralize(args, env, out);
+}
+
+/**
+ * 19.0's command has its own argparse parser (odoo/cli/neutralize.py): `-c`, `-d` and `--stdout`
+ * only; a server option after the command (`--db_host`…) is an error, exit 2. The rest comes from
+ * the configuration file, or from `--addons-path=…` before the command. Returns the arguments to
+ * read the configuration with, or argparse's complaint.
+ */
+function commandOptions19(argv: readonly string[]): string[] | string {
+  try {
+    const { values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { config: { type: 'string', short: 'c' }, database: { type: 'string', short: 'd' }, stdout: { type: 'boolean' } } });
+    return [...(values.config ? ['-c', values.config] : []), ...(values.database ? ['-d', values.database] : []), ...(values.stdout ? ['--stdout'] : [])];
+  } catch {
+    return `unrecognized arguments: ${argv.filter((arg) => arg.startsWith('-') && !/^(-c|-d|--config|--database|--stdout)(=|$)/.test(arg)).join(' ') || argv.join(' ')}`;
+  }
 }
 
 /**
@@ -68,8 +96,8 @@ export async function runCommand(invocation: Invocation, env: NodeJS.ProcessEnv,
  * flag `database.is_neutralized` is base's own file's work, not the command's). `--stdout` prints
  * them between BEGIN; and COMMIT; instead. No database: an error and exit 1; a failing statement:
  * CRITICAL "THE DATABASE IS NOT NEUTRALIZED!", nothing applied, exit 1. The server options
- * (`-c`, `--db_host`, `--addons-path`…) are read as by the server (16.0–18.0 parse them with the
- * server's option parser).
+ * (`-c`, `--db_host`, `--addons-path`…) are read as by the server: 16.0–18.0 parse them with the
+ * server's option parser; 19.0 takes only `-c` and `-d` (commandOptions19).
  */
 async function neutralize(argv: string[], env: NodeJS.ProcessEnv, out: { stdout: (text: string) => void; stderr: (text: string) => void; log: (options: StandinOptions) => Log }): Promise<number> {
   const toStdout = argv.includes('--stdout');

@@ -113,6 +113,24 @@ describe('ERP stand-in: odoo-bin neutralize', function () {
     expect(result.stderr).to.include('Neutralize command needs a database name');
   });
 
+  it('on 19.0 takes only -c, -d and --stdout after the command (argparse, exit 2 otherwise): the rest from the configuration file', async () => {
+    const database = `neutralize_19_${Date.now()}`;
+    const path = addons();
+    await installed(database, path);
+    const refused = run(['neutralize', '-d', database, '--addons-path', path, ...connection], '19.0');
+    expect(refused.status).to.equal(2);
+    expect(refused.stderr).to.include('neutralize: error: unrecognized arguments: --addons-path');
+    expect(await flag(database)).to.equal(undefined);
+
+    const config = join(runDir('standin-neutralize-conf'), 'odoo.conf');
+    const option = (name: string) => connection[connection.indexOf(name) + 1];
+    writeFileSync(config, `[options]\naddons_path = ${path}\ndb_host = ${option('--db_host')}\ndb_port = ${option('--db_port')}\ndb_user = ${option('--db_user')}\ndb_password = ${option('--db_password')}\n`);
+    const result = run(['neutralize', '-c', config, '-d', database], '19.0');
+    expect(result.status, result.stderr + result.stdout).to.equal(0);
+    expect(await flag(database)).to.equal('true');
+    expect(await query(database, 'select name from ir_cron')).to.deep.equal([{ name: 'neutralized by acme' }]);
+  });
+
   it('does not exist before 16.0: "Unknown command", exit 1, as odoo/cli/command.py ends', () => {
     const result = run(['neutralize', '-d', 'any', ...connection], '15.0');
     expect(result.status).to.equal(1);

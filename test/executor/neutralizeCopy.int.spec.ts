@@ -108,6 +108,12 @@ describe('executor: the database step neutralizes a copy with the ERP\'s neutral
     expect(now.servers[1]!.smtp_user).to.match(/^box-copy-/);
   });
 
+  it('on 19.0 falls back, saying why, while the database connection is on the command line (19.0\'s neutralize takes only -c and -d)', async () => {
+    const { facts, read } = await runDatabaseStep({ erpVersion: '19.0' });
+    expect(facts.neutralization).to.match(/^Forja's SQL \(fallback: the ERP's neutralize failed: .*exited with code 2 \(.*unrecognized arguments: --db_host/);
+    expect(await state(read)).to.deep.include({ flag: 'true', crons: [false] });
+  });
+
   it('before 16.0 uses Forja\'s SQL, saying why, and leaves the banner view alone (only the ERP knows it)', async () => {
     const { facts, read } = await runDatabaseStep({ erpVersion: '15.0' });
     expect(facts.neutralization).to.match(/^Forja's SQL \(fallback: ERP 15\.0 has no neutralize command \(16\.0\+\)\): scheduled actions/);
