@@ -98,7 +98,8 @@ describe('executor: the database step neutralizes a copy with the ERP\'s neutral
   });
 
   it('on 17.0 runs the ERP\'s neutralize (flag, banner view, crons, mail servers), then points its placeholder server at the mail catcher', async () => {
-    const { facts, read } = await runDatabaseStep({ erpVersion: '17.0' });
+    const { facts, read, log } = await runDatabaseStep({ erpVersion: '17.0' });
+    expect(log.text(), 'only Forja\'s own step after the ERP\'s').to.match(/neutralized database forja_copy_\w+: 1 step\(s\) applied/);
     expect(facts.neutralization).to.match(/^ERP neutralize \(16\.0\+\): every installed module's data\/neutralize\.sql; then Forja's own: placeholder outgoing mail server/);
     const now = await state(read);
     expect(now).to.deep.include({ flag: 'true', banner: true, crons: [false] });
