@@ -25,6 +25,8 @@ export interface InstanceDetailTable extends InstanceOutColumns {
   gevent_port: number | null;
   /** Where that gevent process answers while the ERP runs: the ERP router's target for `/websocket`. */
   gevent_url: string | null;
+  /** Which neutralization its database got at the last database step (the ERP's or Forja's SQL and why); null for production and empty databases. */
+  neutralization: string | null;
   /** A database was created for it (until destroyed): `start` and `restart` have something to run. */
   provisioned: boolean;
   /** A push arrived during the current job: a rebuild follows when the job ends. */

@@ -44,6 +44,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
           demo_data: event.data.demoData === true,
           gevent_port: null,
           gevent_url: null,
+          neutralization: null,
           provisioned: false,
           rebuild_pending: false,
           job_id: event.data.jobId,
@@ -76,7 +77,7 @@ export const instanceDetailProjection: Projection<ReadModelDatabase> = {
         if (facts.geventPort) patch.gevent_port = facts.geventPort;
         // Each start says anew whether its ERP has a gevent process (workers may have been turned off).
         if (event.data.step === 'start') patch.gevent_url = facts.geventUrl ?? null;
-        if (event.data.step === 'database') patch.provisioned = true;
+        if (event.data.step === 'database') Object.assign(patch, { provisioned: true, neutralization: facts.neutralization ?? null });
       }
       const legacyFailure = event.type === 'InstanceStepFailed' && event.data.retryable === undefined;
       if (legacyFailure || event.type === 'InstanceJobSucceeded' || event.type === 'InstanceJobFailed' || event.type === 'InstanceJobCancelled') patch.job_active = false;

@@ -15,6 +15,7 @@ import * as recipes from './20261126_0010_recipes.ts';
 import * as sshKeys from './20261127_0012_ssh_keys.ts';
 import * as instanceDetailAddonsPath from './20261128_0013_instance_detail_addons_path.ts';
 import * as instanceDetailErpServer from './20261128_0014_instance_detail_erp_server.ts';
+import * as instanceDetailNeutralization from './20261128_0015_instance_detail_neutralization.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -33,6 +34,7 @@ export const readModelMigrations = {
   '20261127_0012_ssh_keys': sshKeys,
   '20261128_0013_instance_detail_addons_path': instanceDetailAddonsPath,
   '20261128_0014_instance_detail_erp_server': instanceDetailErpServer,
+  '20261128_0015_instance_detail_neutralization': instanceDetailNeutralization,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

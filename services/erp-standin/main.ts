@@ -6,6 +6,7 @@ import { DatabaseManager } from './databaseManager.ts';
 import { demoForNewDatabase } from './demo.ts';
 import { standinServers } from './http.ts';
 import { erpAddonsPath, modulesOn } from './knownModules.ts';
+import { invocationOf, runCommand } from './neutralize.ts';
 import { MigrationError } from './migration.ts';
 import { initializeDatabase, type StandinSetup } from './modules.ts';
 import pg from 'pg';
@@ -30,21 +31,30 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
+/** An ERP-style log line, to the logfile when there is one (odoo/netsvc.py), else to stdout. */
+const logTo = (opts: Pick<StandinOptions, 'logfile' | 'database'>) => (level: string, logger: string, message: string): void => {
+  const at = new Date().toISOString().replace('T', ' ').replace('Z', '').replace('.', ',');
+  const line = `${at} ${process.pid} ${level} ${opts.database} ${logger}: ${message}\n`;
+  if (opts.logfile) appendFileSync(opts.logfile, line);
+  else process.stdout.write(line);
+};
+
+// `odoo-bin neutralize …` and other commands (neutralize.ts); without one, the server.
+const invocation = invocationOf(process.argv.slice(2));
+if (invocation && invocation.command !== 'server') {
+  const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
+  process.exit(await runCommand(invocation, process.env, { stdout: write(process.stdout), stderr: write(process.stderr), log: logTo }));
+}
+
 let options: StandinOptions;
 try {
-  options = parseStandinArgs(process.argv.slice(2));
+  options = parseStandinArgs(invocation ? [...invocation.leading, ...invocation.args] : process.argv.slice(2));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   fail(error.message, 2);
 }
 
-const logfile = options.logfile;
-function log(level: string, logger: string, message: string): void {
-  const at = new Date().toISOString().replace('T', ' ').replace('Z', '').replace('.', ',');
-  const line = `${at} ${process.pid} ${level} ${options.database} ${logger}: ${message}\n`;
-  if (logfile) appendFileSync(logfile, line);
-  else process.stdout.write(line);
-}
+const log = logTo(options);
 
 let setup: StandinSetup;
 try {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 /**
  * `ir_module_module`, the part of the real ERP's table Forja reads (name, state, latest_version,
  * demo), its dependencies, and the few base tables migration recipes and neutralization look at
- * (scheduled actions, mail servers, views, attachments), with the real ERP's column names.
+ * (scheduled actions, mail servers, views, attachments, parameters, mail templates), with the real ERP's column names.
  */
 export async function createModuleRegistry(client: pg.Client): Promise<void> {
   await client.query(`create table if not exists ir_module_module (
@@ -30,6 +30,10 @@ export async function createModuleRegistry(client: pg.Client): Promise<void> {
   await client.query(`create table if not exists ir_ui_view (id serial primary key, name varchar not null, active boolean not null default true)`);
   // base's res.partner, for the demo partners base installs with demo data (odoo/addons/base/data/res_partner_demo.xml).
   await client.query(`create table if not exists res_partner (id serial primary key, name varchar not null, is_company boolean not null default false, active boolean not null default true)`);
+  // `key` names a view across databases (`web.neutralize_banner`), as on the real ir.ui.view.
+  await client.query(`alter table ir_ui_view add column if not exists key varchar`);
+  await client.query(`create table if not exists ir_config_parameter (id serial primary key, key varchar not null unique, value text not null)`);
+  await client.query(`create table if not exists mail_template (id serial primary key, name varchar not null, mail_server_id integer)`);
   await client.query(`create table if not exists ir_attachment (id serial primary key, name varchar not null, res_model varchar, store_fname varchar)`);
 }
 
@@ -72,6 +76,10 @@ export async function setInstalled(client: pg.Client, name: string, version: str
   );
   if (name === 'base' && demo) {
     await client.query(`insert into res_partner (name, is_company) select $1::varchar, true where not exists (select 1 from res_partner where name = $1::varchar)`, [DEMO_PARTNER]);
+  }
+  // The real web module ships its "neutralized database" banner view inactive (addons/web/views/neutralize_views.xml); neutralize activates it.
+  if (name === 'web') {
+    await client.query(`insert into ir_ui_view (name, key, active) select 'neutralize_banner', 'web.neutralize_banner', false where not exists (select 1 from ir_ui_view where key = 'web.neutralize_banner')`);
   }
   if (name !== 'base') {
     await client.query(`insert into ir_module_module_dependency (module_id, name) select id, 'base' from ir_module_module where name = $1 on conflict do nothing`, [name]);

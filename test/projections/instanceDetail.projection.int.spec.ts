@@ -53,6 +53,7 @@ describe('instance_detail read model', () => {
       demo_data: false,
       gevent_port: null,
       gevent_url: null,
+      neutralization: null,
       provisioned: false,
       rebuild_pending: false,
       job_id: 'j1',
@@ -122,6 +123,17 @@ describe('instance_detail read model', () => {
         .given([...building, acme.failed('j1', 'build', 'connection reset', { retryable: true }), acme.started('j1', 'build', { attempt: 2 })])
         .when([acme.failed('j1', 'build', 'connection reset', { retryable: true, attempt: 2 }), acme.jobFailed('j1', 'build', 'connection reset')])
         .then(status, { status: 'failed', job_id: 'j1', job_kind: 'provision', job_active: false, last_error: 'build: connection reset' });
+    });
+  });
+
+  describe('which neutralization its database got', () => {
+    const neutralization = detailOf('acme-dev', 'neutralization');
+    const line = "ERP neutralize (16.0+): every installed module's data/neutralize.sql";
+    const databaseStep = (job: string, facts: Record<string, string>) => [acme.started(job, 'database'), acme.completed(job, 'database', { facts })];
+
+    it('shows what the database step said, and forgets it when a later database step neutralized nothing', async () => {
+      await spec.given([requested]).when(databaseStep('j1', { neutralization: line })).then(neutralization, { neutralization: line });
+      await spec.given([requested, ...databaseStep('j1', { neutralization: line })]).when(databaseStep('j1', {})).then(neutralization, { neutralization: null });
     });
   });
 

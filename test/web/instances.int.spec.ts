@@ -167,6 +167,14 @@ describe('web: instances — list, detail, create form and actions', function ()
       expect(res.html).to.not.include('hx-trigger="every 2s"');
     });
 
+    it('says which neutralization the database got: the ERP\'s neutralize, or Forja\'s SQL and why', async () => {
+      const slug = await create({ name: 'Norte QA', project: 'acme-norte', stage: 'staging', erp_version: '16.0' });
+      const line = "Forja's SQL (fallback: the ERP has no neutralize command): scheduled actions (ir_cron) deactivated, except base.autovacuum_job";
+      await player.run(slug, { ...standinFacts('http://127.0.0.1:18070'), database: { neutralization: line } });
+      const text = textOf((await viewer.get(`/instances/${slug}`)).html);
+      expect(text).to.include(`Neutralized by ${line}`);
+    });
+
     it('offers developers the actions that fit the status, and viewers none', async () => {
       const slug = 'acme-norte-norte-staging';
       expect(formsOf((await developer.get(`/instances/${slug}`)).html)).to.deep.equal(['stop', 'restart', 'rebuild', 'destroy']);

@@ -115,6 +115,7 @@ function detailRow(overrides: Partial<InstanceDetailRow>): InstanceDetailRow {
     demo_data: false,
     gevent_port: null,
     gevent_url: null,
+    neutralization: null,
     provisioned: true,
     rebuild_pending: false,
     job_id: 'job-1',

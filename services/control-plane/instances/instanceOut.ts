@@ -40,6 +40,7 @@ export async function instanceDetailOut(readModel: ReadModel, row: InstanceDetai
     rebuild_pending: row.rebuild_pending,
     port: row.port,
     demo_data: row.demo_data,
+    neutralization: row.neutralization,
     job: {
       id: row.job_id,
       kind: row.job_kind,

@@ -73,8 +73,9 @@ export interface ErpDatabases {
   /**
    * Turns off what would let a copy that is not production act on the outside world; says what it
    * did. Its mail goes to the catcher, kept for `mailbox` (the instance it is a copy for) when given.
+   * `forjaOwnOnly`: only Forja's own part (the mail catcher), after the ERP's `neutralize` ran.
    */
-  neutralize(name: string, mailbox?: string): Promise<Neutralized[]>;
+  neutralize(name: string, mailbox?: string, forjaOwnOnly?: boolean): Promise<Neutralized[]>;
   /** The ERP's registry rows of `modules` in database `name` (none for a module it does not know). */
   moduleStates(name: string, modules: readonly string[]): Promise<ModuleState[]>;
   /**
@@ -230,13 +231,13 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
 
     moduleStates: (name, modules) => logged(`reading the modules of ${name}`, () => readModuleStates(urlOf(name), modules, session)),
 
-    neutralize: (name, mailbox) =>
+    neutralize: (name, mailbox, forjaOwnOnly = false) =>
       logged(`neutralizing database ${name}`, async () => {
         const client = await openSession(urlOf(name), session);
         try {
           logLine(log, `neutralizing database ${name}`);
           const skipped: string[] = [];
-          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`), mailCatcher && mailbox && mailboxLogin ? { ...mailCatcher, login: mailboxLogin(mailbox) } : mailCatcher);
+          const done = await neutralizeDatabase(client, (what, missing) => skipped.push(`${what} (${missing.length > 0 ? `no ${missing.join(', ')}` : 'unknown table layout'})`), mailCatcher && mailbox && mailboxLogin ? { ...mailCatcher, login: mailboxLogin(mailbox) } : mailCatcher, forjaOwnOnly);
           if (skipped.length > 0) logLine(log, `neutralize ${name}: not applicable here: ${skipped.join('; ')}`);
           for (const { what, rows } of done) logLine(log, `neutralize ${name}: ${what} (${rows} row(s) changed)`);
           logLine(log, `neutralized database ${name}: ${done.length} step(s) applied`);

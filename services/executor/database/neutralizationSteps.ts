@@ -25,6 +25,8 @@ export interface Step {
   /** `table.column`s the statements use; the step is skipped when one is missing (module not installed, older ERP). */
   needs: string[];
   statements(schema: Schema, mailCatcher?: MailCatcherAddress): Statement[];
+  /** Forja's own: run after the ERP's `neutralize` too, which does the rest (and more) itself. */
+  forjaOwn?: boolean;
 }
 
 const PLACEHOLDER_MAIL_SERVER = 'neutralization - disable emails';
@@ -70,6 +72,8 @@ export const STEPS: Step[] = [
     what: `placeholder outgoing mail server '${PLACEHOLDER_MAIL_SERVER}' (the mail catcher, or host invalid) added`,
     needs: ['ir_mail_server.name', 'ir_mail_server.smtp_host', 'ir_mail_server.smtp_port', 'ir_mail_server.smtp_encryption', 'ir_mail_server.active'],
     statements: placeholderMailServer,
+    // The ERP's own placeholder (base/data/neutralize.sql, 17.0+: the same name, host `invalid`) is taken over, 16.0's missing one added.
+    forjaOwn: true,
   },
   {
     // A template tied to one server would bypass the placeholder.

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Column, type MailCatcherAddress, type Schema, STEPS, has } from './neutralizationSteps.ts';
+import { type Column, type MailCatcherAddress, type Schema, type Step, STEPS, has } from './neutralizationSteps.ts';
 
 /** One thing neutralization turned off, for the `db` log and the instance page. */
 export interface Neutralized {
@@ -13,17 +13,20 @@ export interface Neutralized {
  * Safe to re-run (each statement changes only what is not yet neutral); a database without any
  * of these tables is left alone and gives an empty list. `onSkip` hears the steps that did not apply.
  * `mailCatcher`, when Forja runs one, receives the copy's outgoing mail (else the dead host `invalid`).
+ * `forjaOwnOnly`: only what is Forja's own (after the ERP's `neutralize` did the rest).
  */
 export async function neutralizeDatabase(
   client: pg.Client,
   onSkip: (what: string, missing: string[]) => void = () => undefined,
   mailCatcher?: MailCatcherAddress,
+  forjaOwnOnly = false,
 ): Promise<Neutralized[]> {
   const done: Neutralized[] = [];
+  const steps: Step[] = forjaOwnOnly ? STEPS.filter((step) => step.forjaOwn) : STEPS;
   await client.query('begin');
   try {
     const schema = await readSchema(client);
-    for (const step of STEPS) {
+    for (const step of steps) {
       const missing = step.needs.filter((need) => !has(schema, need));
       if (missing.length > 0) {
         onSkip(step.what, missing);

@@ -13,6 +13,7 @@ import { removeTree } from '../runtime/tenantFolders.ts';
 import { databaseManagerOpen, waitForReady } from './healthCheck.ts';
 import { instanceAddonsPath, logAddonsPath, withAddonsPath } from './instanceAddons.ts';
 import { assertModulesInstalled } from './moduleCheck.ts';
+import { neutralizeCopy } from './neutralizeCopy.ts';
 import type { Step, StepEnvironment } from './stepEnvironment.ts';
 
 /** A writable appending to the instance's log of that source, for tools' raw output (never through a link: logFile.ts). */
@@ -64,15 +65,19 @@ async function migrationArtifactFile(dataDir: string, key: string, what: string)
   return file;
 }
 
+/**
+ * Runs after fetch_code, so a copy is neutralized by the ERP with the checked-out modules on its
+ * path (neutralizeCopy.ts), and before anything starts the ERP on it.
+ */
 const database: Step = async (env) => {
   const { slug, source, stage } = env.instance;
   const target = env.spec.database;
   const filestore = filestoreOf(env.dataDir, slug);
-  await withToolLog(env, 'db', async (log) => {
+  const neutralization = await withToolLog(env, 'db', async (log): Promise<string | undefined> => {
     const databases = env.databases(log);
     if (source.kind === 'empty') {
       await databases.recreate(target);
-      return;
+      return undefined;
     }
     if (source.kind === 'clone') {
       await databases.clone(databaseName(source.from), target);
@@ -89,12 +94,9 @@ const database: Step = async (env) => {
       await databases.restore(join(dir, 'dump'), source.dumpFormat, target);
       if (source.hasFilestore) await env.filestore.extract(join(dir, 'filestore'), filestore, log);
     }
-    if (stage !== 'production') {
-      const done = await databases.neutralize(target, env.instance.slug);
-      await env.dbLog(`neutralized (not production): ${done.length ? done.map((item) => item.what).join('; ') : 'nothing to neutralize'}`);
-    }
+    return stage === 'production' ? undefined : neutralizeCopy(env, databases);
   });
-  return {};
+  return neutralization === undefined ? {} : { neutralization };
 };
 
 const build: Step = async (env) => {

@@ -81,6 +81,12 @@ export interface Runtime {
   /** Runs the ERP once with `args` added (e.g. `-i sale --stop-after-init`); rejects with ErpRunError unless it exits 0. */
   runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void>;
   /**
+   * Runs an ERP command once (`odoo-bin <subcommand> <the instance's arguments> <args>`, e.g.
+   * `neutralize -d DB`, which a real ERP has since 16.0), as `runOnce` runs the server; rejects with
+   * ErpRunError unless it exits 0 (an ERP without the command: exit 1, "Unknown command" in the log tail).
+   */
+  runCommand(spec: ErpRunSpec, subcommand: string, args: string[], signal?: AbortSignal): Promise<void>;
+  /**
    * Starts the ERP server on `port` (the instance's own, kept across starts), or keeps the one
    * already running for this instance (after an executor crash the server started by the lost
    * attempt is adopted, not doubled). Resolves with its base URL on 127.0.0.1 once the process or

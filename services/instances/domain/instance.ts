@@ -84,6 +84,8 @@ export interface StepFacts {
   standin?: boolean;
   /** The ERP's addons path, in order, computed by the build step after the checkout (absolute host folders). */
   addonsPath?: string[];
+  /** Which neutralization a copy that is not production got, and what it did (the ERP's `neutralize`, or Forja's SQL and why). */
+  neutralization?: string;
 }
 
 export type InstanceEvent =

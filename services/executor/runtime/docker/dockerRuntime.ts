@@ -96,13 +96,21 @@ export class DockerRuntime implements Runtime {
     await this.image(spec.erpVersion);
   }
 
-  async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+  runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+    return this.oneShot(spec, args, signal);
+  }
+
+  runCommand(spec: ErpRunSpec, subcommand: string, args: string[], signal?: AbortSignal): Promise<void> {
+    return this.oneShot(spec, args, signal, subcommand);
+  }
+
+  private async oneShot(spec: ErpRunSpec, args: string[], signal: AbortSignal | undefined, subcommand?: string): Promise<void> {
     assertDatabaseReachable(spec, this.options.networkMode);
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
     const user = prepareTenant(spec, this.uidRange);
     await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image, { server: false, mode: this.options.networkMode }), user);
-    await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal);
+    await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal, subcommand);
   }
 
   start(spec: ErpRunSpec, hostPort: number, hostGeventPort?: number): Promise<ErpServerUrls> {

@@ -216,13 +216,17 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
   };
 }
 
-/** A one-shot run (`-i sale --stop-after-init`): no HTTP, same mounts and network as the server. */
-export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[], confinement: Confinement): ContainerCreateOptions {
+/**
+ * A one-shot run (`-i sale --stop-after-init`): no HTTP, same mounts and network as the server.
+ * With `subcommand` (`neutralize`) the image's command is followed by it, as odoo/cli/command.py
+ * reads it, and gets no `--no-http` (a server option, not every command's).
+ */
+export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[], confinement: Confinement, subcommand?: string): ContainerCreateOptions {
   const limits = confined(confinement);
   return {
     name,
     Image: image.ref,
-    Cmd: [...image.command, ...erpArgs(spec), '--no-http', ...args],
+    Cmd: subcommand ? [...image.command, subcommand, ...erpArgs(spec), ...args] : [...image.command, ...erpArgs(spec), '--no-http', ...args],
     Env: erpEnv(spec),
     ...limits.user,
     Labels: { [LABELS.instance]: spec.slug, [LABELS.role]: 'run', [LABELS.database]: spec.database },

@@ -23,12 +23,12 @@ export function removeOneShotContainer(docker: Docker, slug: string): Promise<vo
  * live into the instance's log (containerLog.ts). An abort stops the
  * container (SIGTERM, SIGKILL after 3 s) and rejects with the abort's reason.
  */
-export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], confinement: Confinement, signal?: AbortSignal): Promise<void> {
-  const what = `${[...image.command, ...args].join(' ')} (image ${image.ref})`;
+export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, args: string[], confinement: Confinement, signal?: AbortSignal, subcommand?: string): Promise<void> {
+  const what = `${[...image.command, ...(subcommand ? [subcommand] : []), ...args].join(' ')} (image ${image.ref})`;
   if (signal?.aborted) throw abortError(signal, what);
   const logStart = fileSize(spec.root, spec.logFile);
   await removeOneShotContainer(docker, spec.slug);
-  const container = await docker.createContainer(oneShotContainer(spec, image, mode, oneShotContainerName(spec.slug), args, confinement));
+  const container = await docker.createContainer(oneShotContainer(spec, image, mode, oneShotContainerName(spec.slug), args, confinement, subcommand));
   const kill = () => void tolerating([304, 404, 409], () => container.stop({ t: ABORT_GRACE_SECONDS })).catch(() => undefined);
   signal?.addEventListener('abort', kill, { once: true });
   try {

@@ -81,13 +81,21 @@ export class ProcessRuntime implements Runtime {
    * executor left behind is ended first; so is one still running when the instance is stopped or
    * destroyed. One-shot runs of one instance never overlap: the jobs that make them do not.
    */
-  async runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+  runOnce(spec: ErpRunSpec, args: string[], signal?: AbortSignal): Promise<void> {
+    return this.oneShot(spec, args, signal);
+  }
+
+  runCommand(spec: ErpRunSpec, subcommand: string, args: string[], signal?: AbortSignal): Promise<void> {
+    return this.oneShot(spec, args, signal, subcommand);
+  }
+
+  private async oneShot(spec: ErpRunSpec, args: string[], signal: AbortSignal | undefined, subcommand?: string): Promise<void> {
     const command = this.command(spec.erpVersion);
     const user = prepareTenant(spec, this.uidRange);
     // Beside the run's data: an instance's own folder (where stop and destroy look too), or a migration's work folder.
     const pidFile = join(spec.dataDir, 'oneshot.pid');
     await endOneShotSurvivor(pidFile, uidOf(user), this.oneShotGraceMs);
-    await runOneShot(spec, command, args, { user, pidFile, graceMs: this.oneShotGraceMs, signal });
+    await runOneShot(spec, command, args, { user, pidFile, graceMs: this.oneShotGraceMs, signal, ...(subcommand ? { subcommand } : {}) });
   }
 
   start(spec: ErpRunSpec, port: number, geventPort?: number): Promise<ErpServerUrls> {

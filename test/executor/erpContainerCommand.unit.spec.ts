@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { oneShotContainer } from '#services/executor/runtime/docker/erpContainer.ts';
+import type { ErpImage } from '#services/executor/runtime/docker/erpImage.ts';
+import type { ErpRunSpec } from '#services/executor/runtime/runtime.ts';
+
+const spec: ErpRunSpec = {
+  slug: 'acme-dev',
+  erpVersion: '17.0',
+  edition: 'community',
+  database: 'forja_acme_dev',
+  db: { host: 'db.internal', port: 5432, user: 'forja_acme_dev', password: 'secret' },
+  sourceDir: null,
+  addonsPath: [],
+  dataDir: '/srv/forja/instances/acme-dev',
+  logFile: '/srv/forja/instances/acme-dev/logs/erp.log',
+  root: '/srv/forja',
+  tenant: { kind: 'instance', slug: 'acme-dev' },
+};
+const image = { ref: 'odoo:17.0', command: ['odoo'], standin: false } as unknown as ErpImage;
+const confinement = { user: null, memoryBytes: 1 << 30, pids: 256 };
+
+describe('docker runtime: the one-shot container of an ERP command', () => {
+  it('puts the command right after the image\'s (as odoo/cli/command.py reads it), then the instance\'s arguments, without the server\'s --no-http', () => {
+    const cmd = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', [], confinement, 'neutralize').Cmd!;
+    expect(cmd.slice(0, 4)).to.deep.equal(['odoo', 'neutralize', '-c', '/etc/forja/erp.conf']);
+    expect(cmd).to.include.members(['-d', 'forja_acme_dev']).and.not.include('--no-http');
+  });
+
+  it('keeps a server run as it was: no command, --no-http before the run\'s arguments', () => {
+    const cmd = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', ['-i', 'sale', '--stop-after-init'], confinement).Cmd!;
+    expect(cmd[1]).to.equal('-c');
+    expect(cmd.slice(-4)).to.deep.equal(['--no-http', '-i', 'sale', '--stop-after-init']);
+  });
+});
