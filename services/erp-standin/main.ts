@@ -5,6 +5,7 @@ import { DatabaseManager } from './databaseManager.ts';
 import { standinServer } from './http.ts';
 import { knownModules } from './knownModules.ts';
 import { MigrationError } from './migration.ts';
+import { checkExternalDependencies, ExternalDependencyError, pythonDependenciesOf } from './pythonDependencies.ts';
 import { initializeDatabase, type StandinSetup } from './modules.ts';
 import { endSessions } from './sessions.ts';
 import { checkUpgradePath } from './upgradePath.ts';
@@ -44,7 +45,11 @@ function log(level: string, logger: string, message: string): void {
 
 let setup: StandinSetup;
 try {
-  setup = { known: knownModules(options.addonsPath), version: standinVersion(process.env), upgradePath: checkUpgradePath(options.upgradePath) };
+  const version = standinVersion(process.env);
+  // The interpreter odoo-bin ran under (odoo-bin passes it); without one, python3 on PATH.
+  const python = process.env.FORJA_STANDIN_PYTHON || 'python3';
+  const checkDependencies = (modules: readonly string[]) => checkExternalDependencies(python, version, modules, (name) => pythonDependenciesOf(options.addonsPath, name));
+  setup = { known: knownModules(options.addonsPath), version, upgradePath: checkUpgradePath(options.upgradePath), checkDependencies };
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   log('ERROR', 'odoo.tools.config', error.message);
@@ -80,6 +85,11 @@ try {
     log('ERROR', 'odoo.modules.migration', error.message);
     log('CRITICAL', 'odoo.service.server', `Failed to initialize database \`${options.database}\`.`);
     fail(error.message, 1);
+  }
+  if (error instanceof ExternalDependencyError) {
+    // odoo/service/server.py (preload_registries): the traceback ends with the UserError; the run exits -1 (255).
+    log('CRITICAL', 'odoo.service.server', `Failed to initialize database \`${options.database}\`.\nTraceback (most recent call last):\nodoo.exceptions.UserError: ${error.message}`);
+    fail(error.message, 255);
   }
   log('ERROR', 'odoo.sql_db', `cannot initialize database ${options.database}: ${(error as Error).message}`);
   fail(`cannot initialize database ${options.database}: ${(error as Error).message}`, 1);

@@ -16,6 +16,8 @@ export interface StandinSetup {
   version: string | undefined;
   /** `--upgrade-path`, checked and absolute. */
   upgradePath: readonly string[];
+  /** Throws ExternalDependencyError when a module about to be installed lacks a Python package (pythonDependencies.ts). */
+  checkDependencies?: (modules: readonly string[]) => void;
 }
 
 /**
@@ -54,7 +56,9 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
     const current = (name: string) => (setup.version ? adaptVersion(setup.version, setup.known.get(name) ?? '1.0') : UNVERSIONED);
     await applyDecision(client, decision, { updating, installed, current, installable: (name) => setup.known.has(name), upgradePath: setup.upgradePath }, log);
     const plainRun = decision.kind === 'none';
-    for (const name of ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))]) {
+    const installing = ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))];
+    setup.checkDependencies?.(installing.filter((name) => !installed.has(name)));
+    for (const name of installing) {
       // An installed module named by -i is updated, as on the real ERP, but never across versions.
       if (installed.has(name) && !(plainRun && options.install.includes(name))) continue;
       await setInstalled(client, name, current(name));
