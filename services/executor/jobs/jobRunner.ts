@@ -13,6 +13,7 @@ import { instanceDecider, type InstanceCommand } from '#services/instances/domai
 import { instanceStream, type InstanceEvent, type InstanceState, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
+import { instanceVenvPython } from '../runtime/pythonEnv/requirementFiles.ts';
 import { layOutInstance } from '../runtime/tenantFolders.ts';
 import { jobLog } from './jobLog.ts';
 import { logTail } from '../logTail.ts';
@@ -55,6 +56,7 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
     logFile: instanceLogFile(env.dataDir, instance.slug, 'erp'),
     root: env.dataDir,
     tenant: { kind: 'instance', slug: instance.slug },
+    python: instanceVenvPython(env.dataDir, instance.erpVersion, instance.gitRepo ? join(dir, 'src') : null),
   };
 }
 

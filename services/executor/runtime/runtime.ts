@@ -31,6 +31,12 @@ export interface ErpRunSpec {
   root: string;
   /** Whose OS account runs the ERP (tenantAccount.ts): the instance's, or the migration's. */
   tenant: { kind: TenantKind; slug: string };
+  /**
+   * The interpreter of the instance's own virtualenv when its checkout has `requirements.txt` files
+   * (pythonEnv/requirementFiles.ts), built by the process runtime's `build`; null or absent = the command as
+   * configured. The docker runtime ignores it: the image has its Python.
+   */
+  python?: string | null;
 }
 
 /** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */
