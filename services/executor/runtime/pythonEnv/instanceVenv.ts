@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { installDebianPackage } from '#shared/local/debianPackage.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
 import { requirementFiles, requirementsKey, venvPython } from './requirementFiles.ts';
@@ -80,7 +81,7 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
     });
     if (user) chownSync(work, user.uid, user.gid);
     build.log(`python: building a virtualenv for ${files.map((file) => file.path).join(', ')} from ${build.basePython}`);
-    await run(build, user, build.basePython, ['-m', 'venv', venv], work, 'python3 -m venv');
+    await makeBareVenv(build, user, venv, work);
     await run(build, user, join(venv, 'bin', 'python'), ['-c', LAYER, build.basePython], work, 'layering the virtualenv');
     const sources = [
       ...(build.pip.indexUrl ? ['--index-url', build.pip.indexUrl] : []),
@@ -105,6 +106,20 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
   }
 }
 
+/**
+ * `<base> -m venv`. Debian's python3 makes venvs only with python3-venv (its ensurepip): missing,
+ * it is installed as PostgreSQL is on first use (as root; debianPackage.ts) and the venv made again.
+ */
+async function makeBareVenv(build: VenvBuild, user: SystemUser | null, venv: string, work: string): Promise<void> {
+  const first = await run(build, user, build.basePython, ['-m', 'venv', venv], work, 'python3 -m venv', true);
+  if (first.code === 0) return;
+  if (!first.stderr.includes('python3-venv') && !first.stdout.includes('python3-venv')) throw new VenvError(`python3 -m venv failed (exit ${first.code}): ${tail(first.stderr || first.stdout)}`);
+  build.log('python: installing Debian\'s python3-venv');
+  installDebianPackage('python3-venv', 'python3 -m venv needs the python3-venv package: apt-get install python3-venv');
+  rmSync(venv, { recursive: true, force: true });
+  await run(build, user, build.basePython, ['-m', 'venv', venv], work, 'python3 -m venv');
+}
+
 /** Run by the new venv's interpreter: a `.pth` naming the base interpreter's site-packages when that is a venv. */
 const LAYER = `
 import json, os, subprocess, sys, sysconfig
@@ -116,6 +131,7 @@ if base:
 
 interface Output {
   code: number | null;
+  stdout: string;
   stderr: string;
 }
 
@@ -130,7 +146,7 @@ function run(build: VenvBuild, user: SystemUser | null, program: string, args: s
     child.on('error', (error) => reject(new VenvError(`${what}: cannot run ${program}: ${error.message}`)));
     child.on('close', (code) => {
       for (const line of `${stdout}${stderr}`.split('\n').filter(Boolean)) build.log(`  ${line}`);
-      if (code === 0 || tolerate) resolve({ code, stderr });
+      if (code === 0 || tolerate) resolve({ code, stdout, stderr });
       else reject(new VenvError(`${what} failed (exit ${code}): ${tail(stderr)}`));
     });
   });
