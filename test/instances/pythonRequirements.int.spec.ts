@@ -1,8 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { removeTenantAccount } from '#shared/local/tenantAccount.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { commitAndPush, createBareRepo, type BareRepo } from '#test/support/bareRepo.ts';
@@ -42,9 +40,6 @@ describe("an instance's Python requirements on the process runtime", function ()
   after(async () => {
     for (const row of (await (await client.call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>) await client.act(row.slug, 'stop').catch(() => undefined);
     await platform?.stop();
-    // The accounts the venv builds ran as (fi-pyenv-<hash>), one per venv.
-    const venvs = join(platform.config.FORJA_DATA_DIR, 'venvs');
-    if (existsSync(venvs)) for (const key of readdirSync(venvs)) removeTenantAccount('instance', `pyenv-${key.slice(-16)}`);
   });
 
   it('fails install_modules naming the package when the repository does not ask for it', async () => {

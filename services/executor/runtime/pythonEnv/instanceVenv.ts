@@ -4,7 +4,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, writeF
 import { basename, join } from 'node:path';
 import { installDebianPackage } from '#shared/local/debianPackage.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
-import { tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
+import { removeTenantAccount, tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
 import { requirementFiles, requirementsKey, venvPython } from './requirementFiles.ts';
 
 /** Where pip finds packages: FORJA_PIP_INDEX_URL and FORJA_PIP_FIND_LINKS (a folder of wheels). */
@@ -44,9 +44,9 @@ const building = new Map<string, Promise<string>>();
  * importable, the repository's come first. pip never asks (`--no-input`).
  *
  * Requirements come from an untrusted repository and pip may run their setup code, so as root the
- * build runs as an account of its own (`fi-pyenv-<hash>`, no tenant runs as it) in a folder only
- * it writes; the finished venv is then handed to root and left readable by all: no tenant can
- * change what another tenant's ERP imports.
+ * build runs as an account of its own (`fi-pyenv-<hash>`, no tenant runs as it, removed after the
+ * build) in a folder only it writes; the finished venv is then handed to root and left readable by
+ * all: no tenant can change what another tenant's ERP imports.
  */
 export function ensureInstanceVenv(build: VenvBuild): Promise<string | null> {
   const files = requirementFiles(build.sourceDir);
@@ -69,7 +69,8 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
   chmodSync(venvs, 0o755);
   const final = join(venvs, key);
   const work = join(venvs, `.build-${key}-${randomBytes(4).toString('hex')}`);
-  const user = tenantAccount('instance', `pyenv-${key.slice(-16)}`, build.uidRange);
+  const builder = `pyenv-${key.slice(-16)}`;
+  const user = tenantAccount('instance', builder, build.uidRange);
   const venv = join(work, 'venv');
   try {
     mkdirSync(work, { mode: 0o755 });
@@ -103,6 +104,13 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
   } catch (error) {
     rmSync(work, { recursive: true, force: true });
     throw error;
+  } finally {
+    // Nothing is its any more (the venv is root's or gone): the account goes, not to pile up one per venv.
+    try {
+      removeTenantAccount('instance', builder);
+    } catch (error) {
+      build.log(`python: ${(error as Error).message}`);
+    }
   }
 }
 
