@@ -48,7 +48,7 @@ try {
   const version = standinVersion(process.env);
   // The interpreter odoo-bin ran under (odoo-bin passes it); without one, python3 on PATH.
   const python = process.env.FORJA_STANDIN_PYTHON || 'python3';
-  const checkDependencies = (modules: readonly string[]) => checkExternalDependencies(python, version, modules, (name) => pythonDependenciesOf(options.addonsPath, name));
+  const checkDependencies = (modules: readonly string[], action: 'install' | 'upgrade') => checkExternalDependencies(python, version, modules, (name) => pythonDependenciesOf(options.addonsPath, name), action);
   setup = { known: knownModules(options.addonsPath), version, upgradePath: checkUpgradePath(options.upgradePath), checkDependencies };
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;

@@ -17,7 +17,7 @@ export interface StandinSetup {
   /** `--upgrade-path`, checked and absolute. */
   upgradePath: readonly string[];
   /** Throws ExternalDependencyError when a module about to be installed lacks a Python package (pythonDependencies.ts). */
-  checkDependencies?: (modules: readonly string[]) => void;
+  checkDependencies?: (modules: readonly string[], action: 'install' | 'upgrade') => void;
 }
 
 /**
@@ -53,11 +53,12 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
     // The real ERP's words, logger and level (odoo/modules/loading.py, _check_module_names).
     if (invalid.length > 0) log('WARNING', 'odoo.modules.loading', `invalid module names, ignored: ${invalid.join(', ')}`);
 
+    setup.checkDependencies?.(updating, 'upgrade');
     const current = (name: string) => (setup.version ? adaptVersion(setup.version, setup.known.get(name) ?? '1.0') : UNVERSIONED);
     await applyDecision(client, decision, { updating, installed, current, installable: (name) => setup.known.has(name), upgradePath: setup.upgradePath }, log);
     const plainRun = decision.kind === 'none';
     const installing = ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))];
-    setup.checkDependencies?.(installing.filter((name) => !installed.has(name)));
+    setup.checkDependencies?.(installing.filter((name) => !installed.has(name)), 'install');
     for (const name of installing) {
       // An installed module named by -i is updated, as on the real ERP, but never across versions.
       if (installed.has(name) && !(plainRun && options.install.includes(name))) continue;

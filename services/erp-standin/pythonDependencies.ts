@@ -61,13 +61,14 @@ export function missingPythonDependencies(python: string, requirements: readonly
 }
 
 /**
- * Refuses to install `modules` when one of them names a Python package that `python` lacks, as the
- * real ERP does when `-i` marks them for installation (odoo/addons/base/models/ir_module.py,
+ * Refuses to install (or upgrade) `modules` when one of them names a Python package that `python`
+ * lacks, as the real ERP does when `-i` marks them for installation and `-u` for upgrade
+ * (odoo/addons/base/models/ir_module.py, button_install / button_upgrade →
  * `check_external_dependencies`, calling odoo/modules/module.py `check_manifest_dependencies` →
  * `check_python_external_dependency`): the whole install stops on the first one, nothing is installed.
  * The reason follows the version: 16.0 "Python library not installed", 17.0+ "External dependency … not installed".
  */
-export function checkExternalDependencies(python: string, version: string | undefined, modules: readonly string[], dependenciesOf: (module: string) => string[]): void {
+export function checkExternalDependencies(python: string, version: string | undefined, modules: readonly string[], dependenciesOf: (module: string) => string[], action: 'install' | 'upgrade' = 'install'): void {
   const wanted = modules.map((module) => ({ module, requirements: dependenciesOf(module) })).filter(({ requirements }) => requirements.length > 0);
   const missing = new Set(missingPythonDependencies(python, wanted.flatMap(({ requirements }) => requirements)));
   for (const { module, requirements } of wanted) {
@@ -76,6 +77,6 @@ export function checkExternalDependencies(python: string, version: string | unde
     const reason = version === '16.0'
       ? `Python library not installed: ${dependency}`
       : `External dependency '${dependency}' not installed: No package metadata was found for ${dependency}`;
-    throw new ExternalDependencyError(`Unable to install module "${module}" because an external dependency is not met: ${reason}`);
+    throw new ExternalDependencyError(`Unable to ${action} module "${module}" because an external dependency is not met: ${reason}`);
   }
 }

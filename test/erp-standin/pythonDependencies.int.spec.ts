@@ -81,5 +81,10 @@ describe("ERP stand-in: a module's external Python dependencies", function () {
     });
     expect(result.status, result.stdout + result.stderr).to.equal(0);
     expect(await installed(database)).to.deep.equal(['acme_dep', 'base']);
+
+    // Updated (-u) by an interpreter that lacks it: refused as the real button_upgrade refuses.
+    const update = spawnSync(BIN, ['-d', database, '--addons-path', addons, '-u', 'acme_dep', '--stop-after-init', ...connection], { encoding: 'utf8', env: { ...process.env, FORJA_STANDIN_VERSION: '18.0' } });
+    expect(update.status).to.equal(255);
+    expect(update.stdout).to.include(`Unable to upgrade module "acme_dep" because an external dependency is not met: External dependency 'forjatestdep' not installed`);
   });
 });
