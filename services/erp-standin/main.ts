@@ -8,6 +8,7 @@ import { standinServers } from './http.ts';
 import { erpAddonsPath, modulesOn } from './knownModules.ts';
 import { invocationOf, runCommand } from './neutralize.ts';
 import { MigrationError } from './migration.ts';
+import { checkExternalDependencies, ExternalDependencyError, pythonDependenciesOf } from './pythonDependencies.ts';
 import { initializeDatabase, type StandinSetup } from './modules.ts';
 import pg from 'pg';
 import { endSessions } from './sessions.ts';
@@ -60,7 +61,10 @@ let setup: StandinSetup;
 try {
   const version = standinVersion(process.env);
   const addonsPath = erpAddonsPath(options.addonsPath, version, (message) => log('WARNING', 'odoo.tools.config', message));
-  setup = { known: modulesOn(addonsPath), version, upgradePath: checkUpgradePath(options.upgradePath), demo: demoForNewDatabase(options, version) };
+  // The interpreter odoo-bin ran under (odoo-bin passes it); without one, python3 on PATH.
+  const python = process.env.FORJA_STANDIN_PYTHON || 'python3';
+  const checkDependencies = (modules: readonly string[], action: 'install' | 'upgrade') => checkExternalDependencies(python, version, modules, (name) => pythonDependenciesOf(addonsPath, name), action);
+  setup = { known: modulesOn(addonsPath), version, upgradePath: checkUpgradePath(options.upgradePath), demo: demoForNewDatabase(options, version), checkDependencies };
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   log('ERROR', 'odoo.tools.config', error.message);
@@ -117,6 +121,11 @@ try {
     log('ERROR', 'odoo.modules.migration', error.message);
     log('CRITICAL', 'odoo.service.server', `Failed to initialize database \`${options.database}\`.`);
     fail(error.message, 1);
+  }
+  if (error instanceof ExternalDependencyError) {
+    // odoo/service/server.py (preload_registries): the traceback ends with the UserError; the run exits -1 (255).
+    log('CRITICAL', 'odoo.service.server', `Failed to initialize database \`${options.database}\`.\nTraceback (most recent call last):\nodoo.exceptions.UserError: ${error.message}`);
+    fail(error.message, 255);
   }
   log('ERROR', 'odoo.sql_db', `cannot initialize database ${options.database}: ${(error as Error).message}`);
   fail(`cannot initialize database ${options.database}: ${(error as Error).message}`, 1);

@@ -18,6 +18,8 @@ export interface StandinSetup {
   upgradePath: readonly string[];
   /** Whether a new database gets demo data (demo.ts); an existing one keeps what base was installed with. */
   demo: boolean;
+  /** Throws ExternalDependencyError when a module about to be installed lacks a Python package (pythonDependencies.ts). */
+  checkDependencies?: (modules: readonly string[], action: 'install' | 'upgrade') => void;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
     // The real ERP's words, logger and level (odoo/modules/loading.py, _check_module_names).
     if (invalid.length > 0) log('WARNING', 'odoo.modules.loading', `invalid module names, ignored: ${invalid.join(', ')}`);
 
+    setup.checkDependencies?.(updating, 'upgrade');
     const current = (name: string) => (setup.version ? adaptVersion(setup.version, setup.known.get(name) ?? '1.0') : UNVERSIONED);
     await applyDecision(client, decision, { updating, installed, current, installable: (name) => setup.known.has(name), upgradePath: setup.upgradePath }, log);
     const plainRun = decision.kind === 'none';
@@ -60,7 +63,9 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
     // installed later inherits it from its dependencies (odoo/modules/loading.py, `load_modules`;
     // odoo/addons/base/models/ir_module.py, `_state_update`).
     const demo = installed.has('base') ? await databaseHasDemo(client) : setup.demo;
-    for (const name of ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))]) {
+    const installing = ['base', ...options.install.filter((name) => name !== 'base' && registered.has(name))];
+    setup.checkDependencies?.(installing.filter((name) => !installed.has(name)), 'install');
+    for (const name of installing) {
       // An installed module named by -i is updated, as on the real ERP, but never across versions.
       if (installed.has(name) && !(plainRun && options.install.includes(name))) continue;
       await setInstalled(client, name, current(name), demo);

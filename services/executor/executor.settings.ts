@@ -15,7 +15,19 @@ export const executorSettingsSchema = {
     FORJA_ERP_COMMAND: {
       type: 'string',
       minLength: 1,
-      description: 'process runtime: the odoo-bin-compatible command; {version} is replaced by the ERP version (/opt/odoo/{version}/odoo-bin); unset = the ERP stand-in shipped in the repo',
+      description:
+        'process runtime: the odoo-bin-compatible command, a program and its first arguments split on whitespace (/opt/venv/{version}/bin/python /opt/odoo/{version}/odoo-bin); {version} is replaced by the ERP version; unset = the ERP stand-in shipped in the repo',
+    },
+    FORJA_PIP_INDEX_URL: {
+      type: 'string',
+      pattern: '^(https?|file)://',
+      description: "process runtime: the package index pip installs instances' requirements.txt from (pip --index-url); unset = pip's own configuration, or only FORJA_PIP_FIND_LINKS when that is set",
+    },
+    FORJA_PIP_FIND_LINKS: {
+      type: 'string',
+      minLength: 1,
+      isPath: true,
+      description: "process runtime: a folder of wheels pip installs instances' requirements.txt from (pip --find-links); without FORJA_PIP_INDEX_URL pip then uses no index at all",
     },
     FORJA_ERP_ADDONS: {
       type: 'string',
@@ -122,6 +134,8 @@ export interface ExecutorSettings {
   FORJA_ERP_COMMAND?: string;
   FORJA_ERP_ADDONS?: string;
   FORJA_ERP_ENTERPRISE_ADDONS?: string;
+  FORJA_PIP_INDEX_URL?: string;
+  FORJA_PIP_FIND_LINKS?: string;
   FORJA_ERP_DATABASE_URL?: string;
   FORJA_DOCKER_SOCKET: string;
   FORJA_DOCKER_IMAGE: string;

@@ -13,6 +13,7 @@ import { instanceDecider, type InstanceCommand } from '#services/instances/domai
 import { instanceStream, type InstanceEvent, type InstanceState, type LiveInstance, type StepFacts } from '#services/instances/domain/instance.ts';
 import { databaseName } from '#shared/instanceDatabase/databaseName.ts';
 import type { ErpRunSpec } from '../runtime/runtime.ts';
+import { instanceVenvPython } from '../runtime/pythonEnv/requirementFiles.ts';
 import { layOutInstance } from '../runtime/tenantFolders.ts';
 import { jobLog } from './jobLog.ts';
 import { logTail } from '../logTail.ts';
@@ -60,6 +61,7 @@ export function erpRunSpec(env: Pick<JobEnvironment, 'dataDir' | 'erpDatabaseSer
     // Demo data only where the decider allowed it (development instances).
     demoData: instance.demoData === true,
     ...(env.erpServer ? { server: env.erpServer } : {}),
+    python: instanceVenvPython(env.dataDir, instance.erpVersion, instance.gitRepo ? join(dir, 'src') : null),
   };
 }
 

@@ -15,7 +15,7 @@ import type { Runtime } from './runtime.ts';
  * engine without images could run nothing); otherwise the process runtime.
  */
 export async function openRuntime(settings: ExecutorSettings, dataDir: string, logger: Logger, uidRange?: UidRange): Promise<Runtime> {
-  const processRuntime = () => new ProcessRuntime({ dataDir, command: settings.FORJA_ERP_COMMAND, ...(uidRange ? { uidRange } : {}) });
+  const processRuntime = () => new ProcessRuntime({ dataDir, command: settings.FORJA_ERP_COMMAND, pip: { indexUrl: settings.FORJA_PIP_INDEX_URL, findLinks: settings.FORJA_PIP_FIND_LINKS }, ...(uidRange ? { uidRange } : {}) });
   if (settings.FORJA_RUNTIME === 'process') return processRuntime();
   if (settings.FORJA_RUNTIME === 'docker') return new DockerRuntime({ ...dockerRuntimeOptions(settings), ...(uidRange ? { uidRange } : {}) });
   const images = await dockerImagesPresent(settings);

@@ -50,6 +50,12 @@ export interface ErpRunSpec {
   demoData?: boolean;
   /** Workers and limits of the ERP server (erpOptions.ts); absent: Odoo's defaults, threaded. */
   server?: ErpServerSettings;
+  /**
+   * The interpreter of the instance's own virtualenv when its checkout has `requirements.txt` files
+   * (pythonEnv/requirementFiles.ts), built by the process runtime's `build`; null or absent = the command as
+   * configured. The docker runtime ignores it: the image has its Python.
+   */
+  python?: string | null;
 }
 
 /** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */

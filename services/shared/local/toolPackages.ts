@@ -4,10 +4,11 @@ import { CODE_EDITOR_BUILD_PACKAGES, codeEditorInstalled, installCodeEditor } fr
 
 /**
  * What the tools `npm start` runs come from (README, "Mail catcher" and after): monitoring,
- * the database admin, the notebook editor and the web shell. The mail catcher and the code editor
- * are npm packages.
+ * the database admin, the notebook editor and the web shell, and python3-venv for instances' own
+ * virtualenvs (pythonEnv/instanceVenv.ts, which also installs it on first use). The mail catcher
+ * and the code editor are npm packages.
  */
-export const TOOL_PACKAGES: readonly string[] = ['prometheus', 'prometheus-postgres-exporter', 'php-cli', 'php-pgsql', 'adminer', 'jupyter-notebook', 'python3'];
+export const TOOL_PACKAGES: readonly string[] = ['prometheus', 'prometheus-postgres-exporter', 'php-cli', 'php-pgsql', 'adminer', 'jupyter-notebook', 'python3', 'python3-venv'];
 
 /** Whether dpkg has the package installed (no dpkg, as off Debian: no). */
 export function debianPackageInstalled(name: string): boolean {

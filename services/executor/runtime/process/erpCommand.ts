@@ -12,12 +12,28 @@ export const STANDIN_COMMAND = fileURLToPath(new URL('../../../erp-standin/odoo-
 /** Versions end up in a path, so they stay one plain path segment. */
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z._+-]{0,31}$/;
 
-/** The command for one ERP version: FORJA_ERP_COMMAND with `{version}` replaced, as an absolute path when it can be found. */
-export function erpCommandFor(template: string | undefined, erpVersion: string): string {
-  if (template === undefined) return STANDIN_COMMAND;
+/**
+ * The command line for one ERP version: FORJA_ERP_COMMAND with `{version}` replaced, split on
+ * whitespace into a program and its first arguments (`/opt/venv/{version}/bin/python
+ * /opt/odoo/{version}/odoo-bin`), so no part may contain a space. The program is made absolute
+ * (searched on PATH when it has no slash), as is every argument that is a path.
+ */
+export function erpCommandFor(template: string | undefined, erpVersion: string): string[] {
+  if (template === undefined) return [STANDIN_COMMAND];
   if (!VERSION.test(erpVersion)) throw new ConfigError(`FORJA_ERP_COMMAND: ${JSON.stringify(erpVersion)} is not an ERP version`);
-  const command = template.replaceAll('{version}', erpVersion);
-  return command.includes('/') ? resolve(command) : (onPath(command) ?? command);
+  const [program = '', ...args] = template.replaceAll('{version}', erpVersion).trim().split(/\s+/);
+  return [program.includes('/') ? resolve(program) : (onPath(program) ?? program), ...args.map((arg) => (arg.includes('/') ? resolve(arg) : arg))];
+}
+
+/**
+ * The command line run inside an instance's own virtualenv (pythonEnv/instanceVenv.ts): its
+ * interpreter replaces the command's program when the command is an interpreter and a script
+ * (`python odoo-bin` → `<venv>/bin/python odoo-bin`), and goes in front of a command that is a
+ * script alone (`odoo-bin` → `<venv>/bin/python odoo-bin`). No venv: the command as it is.
+ */
+export function withPython(command: readonly string[], python: string | null): string[] {
+  if (python === null) return [...command];
+  return command.length > 1 ? [python, ...command.slice(1)] : [python, ...command];
 }
 
 function onPath(name: string): string | undefined {
@@ -37,20 +53,28 @@ function executableFile(path: string): boolean {
   }
 }
 
-/** Throws ConfigError naming the setting and the path unless `command` is an executable file. */
-export function checkCommand(command: string, erpVersion: string): void {
-  const what = `FORJA_ERP_COMMAND: ${command} (ERP version ${erpVersion})`;
+/**
+ * Throws ConfigError naming the setting and the path unless the command's program is an executable
+ * file and each argument that is a path names an existing file (the script an interpreter runs).
+ */
+export function checkCommand(command: readonly string[], erpVersion: string): void {
+  const [program = '', ...args] = command;
+  const what = (path: string) => `FORJA_ERP_COMMAND: ${path} (ERP version ${erpVersion})`;
   let isFile: boolean;
   try {
-    isFile = statSync(command).isFile();
+    isFile = statSync(program).isFile();
   } catch {
-    throw new ConfigError(`${what} does not exist`);
+    throw new ConfigError(`${what(program)} does not exist`);
   }
-  if (!isFile) throw new ConfigError(`${what} is not a file`);
-  if (!executableFile(command)) throw new ConfigError(`${what} is not executable`);
+  if (!isFile) throw new ConfigError(`${what(program)} is not a file`);
+  if (!executableFile(program)) throw new ConfigError(`${what(program)} is not executable`);
+  for (const arg of args.filter((arg) => arg.startsWith('/'))) {
+    if (statSync(arg, { throwIfNoEntry: false })?.isFile() !== true) throw new ConfigError(`${what(arg)} is not a file`);
+  }
 }
 
-export function isStandin(command: string): boolean {
+/** True when the command runs the stand-in: alone, or as the script an interpreter runs. */
+export function isStandin(command: string | readonly string[]): boolean {
   const real = (path: string) => {
     try {
       return realpathSync(path);
@@ -58,7 +82,8 @@ export function isStandin(command: string): boolean {
       return resolve(path);
     }
   };
-  return real(command) === real(STANDIN_COMMAND);
+  const parts = typeof command === 'string' ? command.trim().split(/\s+/) : command;
+  return parts.some((part) => part.includes('/') && real(part) === real(STANDIN_COMMAND));
 }
 
 /**

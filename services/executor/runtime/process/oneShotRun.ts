@@ -9,27 +9,29 @@ import { spawnErp } from './erpProcess.ts';
 import { oneShotRecordOf, readOneShotFile, removePidFile, survivingGroup, writePidFile } from './pidFile.ts';
 
 /**
- * Runs the ERP once (`command`, `run.subcommand` when given (odoo/cli/command.py reads the command
- * from the first argument), the instance's arguments, then `args`) in a process group of its
+ * Runs the ERP once (`command`, a program and its first arguments, then `run.subcommand` when
+ * given (odoo/cli/command.py reads the command from the first argument), the instance's
+ * arguments, then `args`) in a process group of its
  * own, recorded in `pidFile` while it runs, and waits for it. The run ends when its leader exits:
  * what it left in its group is stopped too. An abort stops the group (SIGTERM, SIGKILL after
  * `graceMs`) and rejects with the abort's reason; a non-zero exit rejects with ErpRunError and the
  * log's tail.
  */
-export async function runOneShot(spec: ErpRunSpec, command: string, args: string[], run: { user: SystemUser | null; pidFile: string; graceMs: number; signal?: AbortSignal | undefined; subcommand?: string }): Promise<void> {
+export async function runOneShot(spec: ErpRunSpec, command: readonly string[], args: string[], run: { user: SystemUser | null; pidFile: string; graceMs: number; signal?: AbortSignal | undefined; subcommand?: string }): Promise<void> {
+  const [program = '', ...prefix] = command;
   const leading = run.subcommand ? [run.subcommand] : [];
-  const what = `${basename(command)} ${[...leading, ...args].join(' ')}`.trim();
+  const what = `${basename(command.at(-1) ?? program)} ${[...leading, ...args].join(' ')}`.trim();
   const { signal } = run;
   if (signal?.aborted) throw abortError(signal, what);
   const logStart = fileSize(spec.root, spec.logFile);
   let child: Awaited<ReturnType<typeof spawnErp>>;
   try {
-    child = await spawnErp(command, [...leading, ...erpArgs(spec), ...args], spec, run.user, processConfigOptions(spec, { server: false }));
+    child = await spawnErp(program, [...prefix, ...leading, ...erpArgs(spec), ...args], spec, run.user, processConfigOptions(spec, { server: false }));
   } catch (error) {
     throw new ErpRunError(`${what}: cannot start: ${(error as Error).message}`, null, []);
   }
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolveExit) => child.once('exit', (code, killedBy) => resolveExit([code, killedBy])));
-  const record = oneShotRecordOf(child.pid, command, spec.database);
+  const record = oneShotRecordOf(child.pid, command.join(' '), spec.database);
   if (record) writePidFile(run.pidFile, record);
   let stopping: Promise<unknown> | undefined;
   const stop = () => {

@@ -6,7 +6,9 @@ import { assertPortFree } from '../../ports/portCheck.ts';
 import { prepareTenant } from '../tenantFolders.ts';
 import { ABORT_GRACE_MS, signalGroup } from '#shared/platform/processGroup.ts';
 import type { ErpRunSpec, ErpServerUrls, Runtime } from '../runtime.ts';
-import { checkCommand, erpArgs, erpCommandFor, isStandin, processConfigOptions, STANDIN_COMMAND } from './erpCommand.ts';
+import { appendLog } from '../../logFile.ts';
+import { ensureInstanceVenv, type PipSources } from '../pythonEnv/instanceVenv.ts';
+import { checkCommand, erpArgs, erpCommandFor, isStandin, processConfigOptions, STANDIN_COMMAND, withPython } from './erpCommand.ts';
 import { spawnErp, waitUntilGone } from './erpProcess.ts';
 import { endOneShotSurvivor, runOneShot } from './oneShotRun.ts';
 import { isServerAlive, oneShotPidFilePath, pidFilePath, readPidFile, recordedServers, removePidFile, writePidFile, type PidRecord } from './pidFile.ts';
@@ -25,6 +27,8 @@ export interface ProcessRuntimeOptions {
   pollIntervalMs?: number;
   /** FORJA_TENANT_UID_RANGE: as root, each instance's ERP runs as its own account (fi-<slug>), a migration's as fm-<slug>. */
   uidRange?: UidRange;
+  /** FORJA_PIP_INDEX_URL and FORJA_PIP_FIND_LINKS, for the venvs of instances with `requirements.txt`. */
+  pip?: PipSources;
 }
 
 const urlOf = (port: number) => `http://127.0.0.1:${port}`;
@@ -43,6 +47,7 @@ export class ProcessRuntime implements Runtime {
   private readonly oneShotGraceMs: number;
   private readonly supervisor: Supervisor;
   private readonly uidRange: UidRange;
+  private readonly pip: PipSources;
   /** Start, stop and destroy of one instance run one at a time. */
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -53,6 +58,7 @@ export class ProcessRuntime implements Runtime {
     this.oneShotGraceMs = options.oneShotGraceMs ?? ABORT_GRACE_MS;
     this.supervisor = new Supervisor(this.dataRoot, options.pollIntervalMs ?? 1_000);
     this.uidRange = options.uidRange ?? DEFAULT_UID_RANGE;
+    this.pip = options.pip ?? {};
   }
 
   describe(): string {
@@ -71,9 +77,16 @@ export class ProcessRuntime implements Runtime {
   }
 
   async build(spec: ErpRunSpec): Promise<void> {
-    const command = this.command(spec.erpVersion);
+    const configured = this.command(spec.erpVersion, null);
     const user = prepareTenant(spec, this.uidRange);
-    if (user) assertRunnableBy(user, command, spec);
+    if (spec.python && spec.sourceDir) {
+      // The command's interpreter, or python3 for a command that is a script alone (erpCommand.ts, withPython).
+      const basePython = configured.length > 1 ? configured[0]! : 'python3';
+      const log = (line: string) => appendLog(spec.root, spec.logFile, `${line}\n`);
+      await ensureInstanceVenv({ root: spec.root, erpVersion: spec.erpVersion, sourceDir: spec.sourceDir, basePython, pip: this.pip, uidRange: this.uidRange, log });
+    }
+    const command = this.command(spec.erpVersion, spec.python ?? null);
+    if (user) for (const part of command.filter((part) => part.startsWith('/'))) assertRunnableBy(user, part, spec);
   }
 
   /**
@@ -90,7 +103,7 @@ export class ProcessRuntime implements Runtime {
   }
 
   private async oneShot(spec: ErpRunSpec, args: string[], signal: AbortSignal | undefined, subcommand?: string): Promise<void> {
-    const command = this.command(spec.erpVersion);
+    const command = this.command(spec.erpVersion, spec.python ?? null);
     const user = prepareTenant(spec, this.uidRange);
     // Beside the run's data: an instance's own folder (where stop and destroy look too), or a migration's work folder.
     const pidFile = join(spec.dataDir, 'oneshot.pid');
@@ -109,15 +122,15 @@ export class ProcessRuntime implements Runtime {
         }
         await this.terminate(path, existing); // a stop cut short, or another database
       }
-      const command = this.command(spec.erpVersion);
+      const [program = '', ...prefix] = this.command(spec.erpVersion, spec.python ?? null);
       const user = prepareTenant(spec, this.uidRange);
       const config = processConfigOptions(spec, { server: true, geventPort });
       await assertPortFree(port, spec.slug);
       const gevent = config.gevent_port === undefined ? undefined : geventPort;
       if (gevent !== undefined) await assertPortFree(gevent, spec.slug);
-      const child = await spawnErp(command, [...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, user, config);
+      const child = await spawnErp(program, [...prefix, ...erpArgs(spec), '--http-port', String(port), '--http-interface', '127.0.0.1'], spec, user, config);
       child.unref();
-      const record: PidRecord = { pid: child.pid, port, ...(gevent !== undefined ? { geventPort: gevent } : {}), startedAt: new Date().toISOString(), command, database: spec.database };
+      const record: PidRecord = { pid: child.pid, port, ...(gevent !== undefined ? { geventPort: gevent } : {}), startedAt: new Date().toISOString(), command: [program, ...prefix].join(' '), database: spec.database };
       writePidFile(path, record);
       this.supervisor.watchChild(spec.slug, record, child);
       return urlsOf(record);
@@ -152,8 +165,9 @@ export class ProcessRuntime implements Runtime {
     this.supervisor.close();
   }
 
-  private command(erpVersion: string): string {
-    const command = erpCommandFor(this.template, erpVersion);
+  /** The command line to run, checked, inside the instance's venv when it has one (`python`). */
+  private command(erpVersion: string, python: string | null): string[] {
+    const command = withPython(erpCommandFor(this.template, erpVersion), python);
     checkCommand(command, erpVersion);
     return command;
   }
