@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
+import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 
@@ -39,9 +40,11 @@ describe('ERP stand-in: odoo-bin neutralize', function () {
     for (const [name, sql] of [['acme', acmeSql], ['acme_off', 'SELECT 1/0;']] as const) {
       mkdirSync(join(dir, name, 'data'), { recursive: true });
       writeFileSync(join(dir, name, '__manifest__.py'), "{'name': 'Acme'}\n");
+      writeFileSync(join(dir, name, '__init__.py'), '');
       writeFileSync(join(dir, name, 'data', 'neutralize.sql'), `${sql}\n`);
     }
-    return dir;
+    // On 16.0/17.0 a given path replaces the default: web and mail are found only with the standard folder named.
+    return `${dir},${STANDIN_STANDARD_ADDONS}`;
   }
 
   async function installed(database: string, path: string): Promise<void> {

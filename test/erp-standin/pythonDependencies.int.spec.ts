@@ -25,8 +25,10 @@ describe("ERP stand-in: a module's external Python dependencies", function () {
     const dir = runDir('standin-pydeps');
     addons = join(dir, 'addons');
     mkdirSync(join(addons, 'acme_dep'), { recursive: true });
+    writeFileSync(join(addons, 'acme_dep', '__init__.py'), '');
     writeFileSync(join(addons, 'acme_dep', '__manifest__.py'), "{\n    'name': 'Acme',\n    'external_dependencies': {'python': ['forjatestdep'], 'bin': []},\n}\n");
     mkdirSync(join(addons, 'acme_plain'));
+    writeFileSync(join(addons, 'acme_plain', '__init__.py'), '');
     writeFileSync(join(addons, 'acme_plain', '__manifest__.py'), "{'name': 'Plain', 'external_dependencies': {}}\n");
     venv = join(dir, 'venv');
     const made = spawnSync('python3', ['-m', 'venv', venv], { encoding: 'utf8' });

@@ -76,6 +76,7 @@ describe('executor: the database step neutralizes a copy with the ERP\'s neutral
         database,
         db: { host: '127.0.0.1', port: Number(new URL(cluster.url).port), ...credentials(database) },
         sourceDir: null,
+        addonsPath: [],
         dataDir: instanceDir(root, slug),
         logFile: instanceLogFile(root, slug, 'erp'),
         root,
@@ -109,10 +110,10 @@ describe('executor: the database step neutralizes a copy with the ERP\'s neutral
     expect(now.servers[1]!.smtp_user).to.match(/^box-copy-/);
   });
 
-  it('on 19.0 falls back, saying why, while the database connection is on the command line (19.0\'s neutralize takes only -c and -d)', async () => {
+  it('on 19.0 too, whose neutralize takes only -c and -d: the connection comes from the configuration file', async () => {
     const { facts, read } = await runDatabaseStep({ erpVersion: '19.0' });
-    expect(facts.neutralization).to.match(/^Forja's SQL \(fallback: the ERP's neutralize failed: .*exited with code 2 \(.*unrecognized arguments: --db_host/);
-    expect(await state(read)).to.deep.include({ flag: 'true', crons: [false] });
+    expect(facts.neutralization).to.match(/^ERP neutralize \(16\.0\+\)/);
+    expect(await state(read)).to.deep.include({ flag: 'true', banner: true, crons: [false] });
   });
 
   it('before 16.0 uses Forja\'s SQL, saying why, and leaves the banner view alone (only the ERP knows it)', async () => {

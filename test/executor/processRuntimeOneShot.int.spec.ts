@@ -76,10 +76,12 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
   /** A process group as an executor that died mid-run leaves it: a shell and its sleep, running as the ERP's user, recorded as runOnce records a run. */
   async function survivor({ leaderExits = false } = {}): Promise<number> {
     mkdirSync(spec.dataDir, { recursive: true });
-    const script = leaderExits ? 'sleep 60 & exit 0' : 'sleep 60 & wait';
+    // The leader that exits waits for its stdin to close first: it is recorded while it still runs
+    // (a leader gone before its record was taken left no record, and stop nothing to end).
+    const script = leaderExits ? 'sleep 60 & read _ ; exit 0' : 'sleep 60 & wait';
     const user = erpUser();
     const as = user ? { uid: user.uid, gid: user.gid } : {};
-    const leader = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore', ...as });
+    const leader = spawn('sh', ['-c', script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], ...as });
     const pid = leader.pid!;
     onTeardown(async () => {
       try {
@@ -88,8 +90,10 @@ describe('process runtime: one-shot runs that must not outlive their job', funct
         // gone, as it should be
       }
     });
+    await waitUntil(() => groupMembers(pid).length === 2, 'the survivor and its child to start');
     const record = oneShotRecordOf(pid, 'fake-odoo-bin', spec.database);
     writePidFile(pidFile(), record!);
+    leader.stdin!.end();
     await waitUntil(() => groupMembers(pid).length === (leaderExits ? 1 : 2), 'the survivor’s group to be complete');
     return pid;
   }

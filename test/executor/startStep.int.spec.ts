@@ -21,7 +21,8 @@ describe('the start step: ports of an ERP with and without workers', () => {
       },
     } as unknown as Runtime;
     const env = {
-      instance: { slug: 'acme-dev', facts } as LiveInstance,
+      // A recorded addons path: the start step computes one only for instances built before it was recorded (instanceAddons.unit.spec.ts).
+      instance: { slug: 'acme-dev', facts: { addonsPath: [], ...facts } } as LiveInstance,
       dataDir: root,
       runtime,
       databases: () => ({ ensureRole: async () => undefined }),

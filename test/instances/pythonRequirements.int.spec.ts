@@ -15,6 +15,7 @@ async function dependentRepo(requirements?: string): Promise<BareRepo> {
   const repo = await createBareRepo('pydeps');
   await commitAndPush(repo, 'main', 'add acme_dep', async (work) => {
     await mkdir(join(work, 'acme_dep'));
+    await writeFile(join(work, 'acme_dep', '__init__.py'), '');
     await writeFile(join(work, 'acme_dep', '__manifest__.py'), "{'name': 'Acme', 'depends': ['base'], 'external_dependencies': {'python': ['forjatestdep']}}\n");
     if (requirements !== undefined) await writeFile(join(work, 'requirements.txt'), requirements);
   });
