@@ -74,6 +74,13 @@ export const configSchema = {
       default: 'localhost',
       description: 'the ERP router answers <slug>.<domain>; localhost links to http://<slug>.localhost:FORJA_ERP_ROUTER_PORT/, another domain to https://<slug>.<domain>/ (a TLS proxy in front); the docker runtime labels containers with it too',
     },
+    FORJA_TOOLS_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8084, description: "web's second listener, on FORJA_HOST: the tools' own origin (mail catcher, monitoring, database admin, notebook and code editors), one host per tool under FORJA_TOOLS_DOMAIN" },
+    FORJA_TOOLS_DOMAIN: {
+      type: 'string',
+      pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$',
+      default: 'tools.localhost',
+      description: 'tools answer <tool>[-<instance>].<domain>; a *.localhost domain links to http://…:FORJA_TOOLS_PORT/, another to https://<host>/ (a TLS proxy in front with a wildcard *.<domain>)',
+    },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -144,6 +151,8 @@ export interface Config {
   FORJA_ERP_ROUTER: boolean;
   FORJA_ERP_ROUTER_PORT: number;
   FORJA_INSTANCE_DOMAIN: string;
+  FORJA_TOOLS_PORT: number;
+  FORJA_TOOLS_DOMAIN: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'pretty' | 'json';
   FORJA_GIT_FILE_ROOTS?: string;
