@@ -27,6 +27,6 @@ COPY . .
 # by the non-root user (Docker copies ownership into an empty volume).
 RUN mkdir -p /data && chown node:node /data
 USER node
-EXPOSE 8080 8081 8082
+EXPOSE 8080 8081 8082 8084
 ENTRYPOINT ["node", "--import", "tsx"]
 CMD ["projections/main.ts"]

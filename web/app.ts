@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,8 @@ import { recipeRoutes } from './recipes/recipes.routes.ts';
 import { shellRoutes } from './shell/shell.routes.ts';
 import { sshKeyRoutes } from './sshKeys/sshKeys.routes.ts';
 import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
+import { openTool, type ToolSignIn } from './tools/origin/openTool.ts';
+import { toolTokens } from './tools/origin/toolTokens.ts';
 import { toolRoutes, webTools, type WebTool } from './tools/webTools.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,6 +38,8 @@ export interface WebAppOptions {
   prometheusUrl?: string | null;
   /** The `Authorization` header Prometheus asks for (monitoringAuthorization of the master key); unset: none. */
   prometheusAuthorization?: string;
+  /** How web's tool links sign users in to the tools origin; unset = the default tools domain and port, with a key of this process's own. */
+  toolSignIn?: ToolSignIn;
 }
 
 /** Web's express app: static assets, sessions, CSRF, then pages registered through the authorization table. */
@@ -62,9 +67,10 @@ export function createWebApp(ctx: WebContext, options: WebAppOptions): Express {
   });
   // Prometheus scrapes it (services/monitoring), as it does the control-plane's and padrón's.
   route(router, 'GET', '/metrics', ctx.metrics.serveMetrics);
-  // Tools stream their bodies and check their own CSRF: their routes come before the parsers and web's check.
+  // A tool path's GET sends the user to the tool's own origin: no body to parse, nothing to change on web.
   const tools = options.tools ?? [...webTools(ctx, { dataDir: configSchema.properties.FORJA_DATA_DIR.default }), ...instanceTools(ctx, configSchema.properties.FORJA_DATA_DIR.default).tools];
-  toolRoutes(router, tools, [options.session, loadSessionUser(ctx)]);
+  const signIn = options.toolSignIn ?? { origin: { domain: configSchema.properties.FORJA_TOOLS_DOMAIN.default, port: configSchema.properties.FORJA_TOOLS_PORT.default }, tokens: toolTokens(randomBytes(32)) };
+  toolRoutes(router, tools, [options.session, loadSessionUser(ctx)], openTool(tools, signIn));
   router.use(options.session, express.urlencoded({ extended: false, limit: '32kb' }), bodyObject, loadSessionUser(ctx), checkCsrf);
   router.param('slug', slugOnly);
   loginRoutes(router, ctx);

@@ -21,7 +21,10 @@ import { webShell } from './shell/webShell.ts';
 import { instanceTools } from './tools/instanceTools/instanceToolsSetup.ts';
 import { instanceToolSpecs } from './tools/instanceTools/instanceTools.ts';
 import { parseUidRange } from '#shared/local/tenantAccount.ts';
-import { toolUpgrades } from './tools/toolUpgrades.ts';
+import { toolSigningKey, toolTokens } from './tools/origin/toolTokens.ts';
+import { toolsServer } from './tools/origin/toolsServer.ts';
+import { toolHost, toolOrigin } from './tools/origin/toolHosts.ts';
+import type { ToolSignIn } from './tools/origin/openTool.ts';
 import { webTools } from './tools/webTools.ts';
 import { loadWebSettings } from './web.settings.ts';
 
@@ -66,33 +69,51 @@ export const startWebProcess: StartProcess = async (infra, config, logger) => {
   const perInstance = instanceTools(ctx, config.FORJA_DATA_DIR, instanceToolSpecs, uidRange);
   const tools = [...webTools(ctx, { dataDir: config.FORJA_DATA_DIR, monitoringPort: config.FORJA_MONITORING_PORT, monitoringAuthorization: monitoringAuthorization(secrets.masterKey), dbAdmin: { port: config.FORJA_DBADMIN_PORT, instanceCredentials: (database) => instanceCredentials(secrets.masterKey, database) } }), ...perInstance.tools];
   const prometheusUrl = config.FORJA_MONITORING ? `http://127.0.0.1:${config.FORJA_MONITORING_PORT}/monitoring` : null;
-  const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, prometheusAuthorization: monitoringAuthorization(secrets.masterKey), extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
+  // The tools' own origin listens first: its port (0 in tests) goes into every link to it.
+  const toolSignIn: ToolSignIn = { origin: { domain: config.FORJA_TOOLS_DOMAIN, port: config.FORJA_TOOLS_PORT }, tokens: toolTokens(toolSigningKey(secrets.masterKey)) };
+  let webUrl = settings.FORJA_PUBLIC_URL ?? '';
+  const toolsOrigin = toolsServer(ctx, tools, toolSignIn, () => webUrl);
+  const toolsListening = await listen(toolsOrigin.app, config.FORJA_HOST, config.FORJA_TOOLS_PORT);
+  toolSignIn.origin.port = Number(new URL(toolsListening.url).port);
+  const app = createWebApp(ctx, { session: sessions.middleware, tools, prometheusUrl, prometheusAuthorization: monitoringAuthorization(secrets.masterKey), toolSignIn, extraRoutes: settings.FORJA_OIDC_ISSUER ? [(router) => oidcRoutes(router, ctx)] : [] });
   const listening = await listen(app, config.FORJA_HOST, config.FORJA_WEB_PORT);
+  webUrl ||= listening.url;
   // Node ends a request whose body is not in within 5 minutes; a dump upload of gigabytes takes longer.
   // This is the upload's bound; every other request has FORJA_BODY_TIMEOUT_S (bodyDeadline), and
   // headers, which every request sends before any route can tell it apart, have that too.
   listening.server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
   listening.server.headersTimeout = settings.FORJA_BODY_TIMEOUT_S * 1000;
   const shell = webShell(ctx, sessions.middleware, { settings: orExit(() => loadShellSettings()), dataDir: config.FORJA_DATA_DIR, masterKey: secrets.masterKey, uidRange });
-  const toolUpgrade = toolUpgrades(ctx, sessions.middleware, tools);
   // Upgraded connections are out of the HTTP server's reach (closeAllConnections ends only HTTP ones),
   // and one left open would hold the server's close up: web's stop ends them itself.
   const upgraded = new Set<Duplex>();
-  listening.server.on('upgrade', (req, socket, head) => {
+  const track = (socket: Duplex) => {
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
-    return shell.handles(req.url) ? shell.upgrade(req, socket, head) : toolUpgrade(req, socket, head);
+  };
+  // Web's origin upgrades only its own shell's WebSocket; tools upgrade on theirs.
+  listening.server.on('upgrade', (req, socket, head) => {
+    track(socket);
+    if (shell.handles(req.url)) return shell.upgrade(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  toolsListening.server.on('upgrade', (req, socket, head) => {
+    track(socket);
+    toolsOrigin.upgrade(req, socket, head);
   });
   return {
     name: 'web',
     url: listening.url,
-    describe: () => [`${listening.url}  sign in at ${listening.url}/login${settings.FORJA_OIDC_ISSUER ? ' (or through the identity provider)' : ''}`],
+    describe: () => [
+      `${listening.url}  sign in at ${listening.url}/login${settings.FORJA_OIDC_ISSUER ? ' (or through the identity provider)' : ''}`,
+      `tools origin ${toolsListening.url}, reached as ${toolOrigin(toolHost('mail', undefined, toolSignIn.origin), toolSignIn.origin)}/ and its siblings under ${config.FORJA_TOOLS_DOMAIN}`,
+    ],
     stop: async () => {
       // Open shells first, each recorded as closed by the server while the control-plane still answers.
       await shell.close();
       // Then every tool's WebSocket, which would hold the server's close up.
       for (const socket of upgraded) socket.destroy();
-      await Promise.all([listening.close(), perInstance.supervisor.stopAll()]);
+      await Promise.all([listening.close(), toolsListening.close(), perInstance.supervisor.stopAll()]);
       await sessions.close();
     },
   };

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { RouteRule } from '#shared/auth/authorizationTable.ts';
 import { openEventStream } from '#test/support/sseClient.ts';
+import { openTool } from '#test/support/toolSession.ts';
 import { USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { textOf, type WebResponse, type WebSession } from '#test/support/webSession.ts';
 import { answeredByTool, bodyFor, concretePath, IDENTITY_PROVIDER_ROUTES, isToolRoute, ruleKey, sendToTool, STREAMING_ROUTES, type WalkFixture } from './routeRequests.ts';
@@ -57,9 +58,15 @@ export async function checkWebRoute(platform: WebPlatform, rule: RouteRule, who:
       expect(res.status, what).to.not.be.oneOf([401, 403]);
       expect(res.status, what).to.be.below(500);
       expect(res.location ?? '', what).to.not.match(/^\/login\?next=/);
-      // A tool answers its own 404 for a method it has no page for: what counts is that the tool answered.
+      // Tools answer on their own origin: web's GET is the way in (a one-time token), any other method a 404.
       if (isToolRoute(rule)) {
-        const answer = answeredByTool(rule, res.headers);
+        if (rule.method !== 'GET') {
+          expect(res.status, `${what}: no tool on web's origin`).to.equal(404);
+          break;
+        }
+        // On the tool's host, with its cookie and own Origin, the tool answers; a tool answers its own 404 for a method it has no page for.
+        const tool = await openTool(session, path);
+        const answer = answeredByTool(rule, new Headers(Object.entries((await tool.get(path)).headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]]))));
         expect(answer.actual, `${what}: answered by the tool (its ${answer.header} header)`).to.match(answer.expected);
       } else if (!IDENTITY_PROVIDER_ROUTES.has(ruleKey(rule)) && !WITHOUT_FIXTURE.has(ruleKey(rule))) expect(res.status, `${what}: the walk should reach a real handler`).to.not.equal(404);
       break;

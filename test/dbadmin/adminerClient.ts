@@ -1,3 +1,4 @@
+import { openTool, toolFetch, type ToolSession } from '#test/support/toolSession.ts';
 import { SESSION_COOKIE, type WebSession } from '#test/support/webSession.ts';
 
 export interface AdminerResponse {
@@ -7,14 +8,30 @@ export interface AdminerResponse {
 }
 
 /**
- * A signed-in browser's requests to Adminer through web: Forja's session cookie plus the cookies
- * Adminer sets (its session and key), Adminer's relative redirects followed like a browser.
+ * A signed-in browser's requests to Adminer on the tools origin: the tool host is opened through
+ * web's link (a one-time token, then the host's cookie), then every request goes to that host with
+ * its cookie, its own Origin and the cookies Adminer sets (its session and key), Adminer's relative
+ * redirects followed like a browser. When web does not open the tool (403, sign-in), web's answer to the request is returned.
  */
 export function adminerClient(web: string, session: WebSession) {
-  const cookies = new Map<string, string>(session.cookie ? [[SESSION_COOKIE, session.cookie]] : []);
-  const send = async (url: string, init: RequestInit): Promise<AdminerResponse> => {
-    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const res = await fetch(new URL(url, web), { ...init, headers: { ...(init.headers as Record<string, string>), cookie }, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  const cookies = new Map<string, string>();
+  const tools = new Map<string, ToolSession>();
+  const toolFor = async (path: string): Promise<ToolSession | undefined> => {
+    const opened = await session.get(path);
+    if (opened.status !== 303 || !opened.location?.includes('/.forja/enter?')) return undefined;
+    const host = new URL(opened.location).host;
+    if (!tools.has(host)) tools.set(host, await openTool(session, path));
+    return tools.get(host);
+  };
+  const send = async (url: string, init: { method: string; body?: string; headers?: Record<string, string> }): Promise<AdminerResponse> => {
+    const path = url.startsWith('http') ? `${new URL(url).pathname}${new URL(url).search}` : url;
+    const tool = await toolFor(path);
+    if (!tool) {
+      const res = await fetch(new URL(path, web), { ...init, headers: { ...init.headers, ...(session.cookie ? { cookie: `${SESSION_COOKIE}=${session.cookie}` } : {}) }, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+      return { status: res.status, headers: res.headers, html: await res.text() };
+    }
+    const cookie = [tool.cookie, ...[...cookies].map(([name, value]) => `${name}=${value}`)].join('; ');
+    const res = await toolFetch(`${tool.origin}${path}`, { method: init.method, ...(init.body !== undefined ? { body: init.body } : {}), headers: { origin: tool.origin, ...init.headers, cookie } });
     for (const set of res.headers.getSetCookie()) {
       const [pair] = set.split(';', 1);
       const at = pair!.indexOf('=');
@@ -23,7 +40,7 @@ export function adminerClient(web: string, session: WebSession) {
     const location = res.headers.get('location');
     if (res.status === 302 && location) {
       await res.body?.cancel();
-      return send(new URL(location, new URL(url, web)).toString(), { method: 'GET', headers: init.headers ?? {} });
+      return send(new URL(location, `${tool.origin}${path}`).toString(), { method: 'GET', headers: init.headers ?? {} });
     }
     return { status: res.status, headers: res.headers, html: await res.text() };
   };

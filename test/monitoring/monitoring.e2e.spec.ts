@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { toolClient } from '#test/support/toolSession.ts';
 import { readModelOf } from '#projections/readModel.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
 import { PROMETHEUS_BIN, startMonitoring } from '#services/monitoring/monitoringProcess.ts';
@@ -27,11 +28,11 @@ interface VectorAnswer {
   data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
 }
 
-/** A PromQL instant query through web's proxy, as `session`. */
+/** A PromQL instant query on the monitoring tools host, as `session`'s user. */
 async function query(session: WebSession, expr: string): Promise<VectorAnswer['data']['result']> {
-  const res = await session.get(`/monitoring/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
-  expect(res.status, `${expr}: ${res.html.slice(0, 200)}`).to.equal(200);
-  const answer = JSON.parse(res.html) as VectorAnswer;
+  const res = await toolClient(session)(`/monitoring/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`);
+  expect(res.status, `${expr}: ${res.text.slice(0, 200)}`).to.equal(200);
+  const answer = JSON.parse(res.text) as VectorAnswer;
   expect(answer.status).to.equal('success');
   return answer.data.result;
 }
@@ -192,9 +193,9 @@ describe('monitoring (Prometheus, started by Forja) behind web at /monitoring', 
   it('answers web\'s 502 page through the proxy and says so on the instance page once Prometheus is down', async () => {
     await monitoring!.stop();
     monitoring = undefined;
-    const res = await viewer.get('/monitoring/graph');
+    const res = await toolClient(viewer)('/monitoring/graph');
     expect(res.status).to.equal(502);
-    expect(textOf(res.html)).to.include('Monitoring (Prometheus) is not running or does not answer at the moment.');
+    expect(textOf(res.text)).to.include('Monitoring (Prometheus) is not running or does not answer at the moment.');
     const page = await viewer.get(`/instances/${SLUG}/monitoring`);
     expect(page.status).to.equal(200);
     expect(textOf(page.html)).to.include('Prometheus does not answer at the moment, so there are no graphs to show.');

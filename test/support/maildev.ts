@@ -1,5 +1,8 @@
-import { request } from 'node:http';
-import { mailCatcherSocketPath } from '#shared/local/mailCatcherSocket.ts';
+import { chownSync, mkdirSync } from 'node:fs';
+import { request, type Server } from 'node:http';
+import { dirname } from 'node:path';
+import { MAIL_CATCHER_OS_USER, mailCatcherSocketPath } from '#shared/local/mailCatcherSocket.ts';
+import { ensureSystemUser } from '#shared/local/systemUser.ts';
 
 /** maildev's API as web reaches it: over its unix socket under the data folder (no port answers). */
 export function maildevGet(dataDir: string, path: string): Promise<{ status: number; body: string }> {
@@ -28,4 +31,19 @@ export async function maildevSubjectsWith(dataDir: string, subject: string, time
     if (subjects.includes(subject) || Date.now() > deadline) return subjects;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Makes `server` (a stand-in maildev) listen where web looks for maildev's UI: its socket under the data folder, owned by maildev's account as root. */
+export function listenAsMaildev(server: Server, dataDir: string): Promise<Server> {
+  const socketPath = mailCatcherSocketPath(dataDir);
+  mkdirSync(dirname(socketPath), { recursive: true });
+  return new Promise((resolve) =>
+    server.listen(socketPath, () => {
+      if (process.getuid?.() === 0) {
+        const account = ensureSystemUser(MAIL_CATCHER_OS_USER);
+        chownSync(socketPath, account.uid, account.gid);
+      }
+      resolve(server);
+    }),
+  );
 }

@@ -38,6 +38,7 @@ export async function startTestPlatform(extra: StartProcess[] = [], env: Record<
     FORJA_CONTROL_PLANE_PORT: 0,
     FORJA_WEB_PORT: 0,
     FORJA_PADRON_PORT: 0,
+    FORJA_TOOLS_PORT: 0,
   };
   const infra = await openInfrastructure(config, silentLogger);
   const running: ForjaProcess[] = [];

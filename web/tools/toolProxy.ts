@@ -5,10 +5,11 @@ import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import type { WebContext } from '../context.ts';
 import { render } from '../http/render.ts';
 import { forwardScrubbed } from './scrubbedResponse.ts';
-import { isUnsafe, sameOrigin } from './toolOrigin.ts';
 
 /** Forja's session cookie: a tool behind the proxy never sees it (it would be a key to Forja). */
 const SESSION_COOKIE = 'forja.sid';
+/** The tools origin's own cookie (origin/toolSignIn.ts): it signs in to Forja's proxy, not to the tool. */
+const TOOL_COOKIE = 'forja.tool';
 
 export interface ToolProxyOptions {
   /** Where the tool listens (`http://127.0.0.1:1080`); the request path is forwarded as it is. */
@@ -59,7 +60,7 @@ export function toolContentSecurityPolicy(scriptSources: string[] = []): string 
 }
 
 export interface ToolProxy {
-  /** Express handler for the tool's routes; mounted before web's body parsers and CSRF check (the tool has its own). */
+  /** Express handler for the tool's routes on the tools origin (origin/toolsServer.ts), which has checked the user and the Origin of writes; no body parser runs before it. */
   handle: RequestHandler;
   /** Forwards a WebSocket upgrade the caller has already authorized. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -70,7 +71,7 @@ export function withoutSessionCookie(cookie: string | undefined): string | undef
   const kept = (cookie ?? '')
     .split(';')
     .map((part) => part.trim())
-    .filter((part) => part !== '' && part.split('=', 1)[0] !== SESSION_COOKIE);
+    .filter((part) => part !== '' && ![SESSION_COOKIE, TOOL_COOKIE].includes(part.split('=', 1)[0] ?? ''));
   return kept.length > 0 ? kept.join('; ') : undefined;
 }
 
@@ -145,10 +146,6 @@ export function toolProxy(ctx: WebContext, options: ToolProxyOptions): ToolProxy
       // htmx followed a boosted link or a sign-in redirect here: a tool is a whole application, not a
       // fragment for Forja's layout, so the browser loads it as a page of its own.
       if (req.get('hx-request') === 'true') return void res.status(200).set('HX-Redirect', req.originalUrl).end();
-      if (isUnsafe(req.method) && !sameOrigin(req)) {
-        res.status(403);
-        return render(ctx, req, res, 'error.njk', { status: 403, title: 'Refused', message: `${options.label} takes changes only from Forja's own pages.` });
-      }
       options.onActivity?.(req);
       res.setHeader('Content-Security-Policy', policy);
       void proxy(req, res, next);

@@ -7,6 +7,7 @@ import { configSchema } from '#shared/config/config.schema.ts';
 import { SocketBeneathAgent } from '#shared/fs/socketBeneath.ts';
 import { MAIL_CATCHER_OS_USER, MAIL_CATCHER_SOCKET } from '#shared/local/mailCatcherSocket.ts';
 import { ensureSystemUser } from '#shared/local/systemUser.ts';
+import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
 import { routeAfter } from '../http/route.ts';
 import { dbAdminTool, type DbAdminTarget } from './dbAdminTool.ts';
@@ -73,10 +74,11 @@ export function webTools(ctx: WebContext, targets: ToolTargets): WebTool[] {
 const SENDER_CONTENT = /^\/mails\/email\/[^/?]+\/(html|attachment\/[^?]*|download|source)(?:\?|$)/;
 
 /**
- * What a sender wrote never runs on web's origin (issue 24: an HTML attachment loading another
- * attachment as a script ran there with an admin's session). A message's HTML, which maildev's
- * page frames, is a sandboxed document of no origin, running no script; attachments and raw
- * messages are downloads of a type nothing executes, which nosniff keeps from being a script.
+ * What a sender wrote never runs as a page, not even on the mail catcher's own tools host (issue
+ * 24: an HTML attachment loading another attachment as a script ran on web's origin with an admin's
+ * session). A message's HTML, which maildev's page frames, is a sandboxed document of no origin,
+ * running no script; attachments and raw messages are downloads of a type nothing executes, which
+ * nosniff keeps from being a script.
  */
 export function senderContentHeaders(path: string): Record<string, string> | undefined {
   const match = SENDER_CONTENT.exec(path);
@@ -85,9 +87,14 @@ export function senderContentHeaders(path: string): Record<string, string> | und
   return { 'Content-Type': 'application/octet-stream', 'Content-Disposition': 'attachment', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" };
 }
 
-/** Registers every tool's routes through the authorization table; `before` loads the session and its user. */
-export function toolRoutes(router: Router, tools: WebTool[], before: RequestHandler[]): void {
-  for (const tool of tools) for (const method of TOOL_METHODS) routeAfter(router, method, toolPath(tool), before, tool.proxy.handle);
+/**
+ * Registers every tool's routes through the authorization table; `before` loads the session and its
+ * user. Tools are served on their own origin (origin/toolsServer.ts): a GET on web's old tool path
+ * is the way in (`open`, a 303 with a one-time token), and nothing else of a tool answers on web's origin.
+ */
+export function toolRoutes(router: Router, tools: WebTool[], before: RequestHandler[], open: RequestHandler): void {
+  const gone: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'Tools are served on their own origin: open them from their link in Forja.'));
+  for (const tool of tools) for (const method of TOOL_METHODS) routeAfter(router, method, toolPath(tool), before, method === 'GET' ? open : gone);
 }
 
 /** The tool a request path belongs to, if any; a `:name` segment of a prefix (`/instances/:slug/editor/proxy`) matches any one segment. */

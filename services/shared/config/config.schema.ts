@@ -59,13 +59,13 @@ export const configSchema = {
     FORJA_CONTROL_PLANE_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8080, description: 'control-plane port' },
     FORJA_WEB_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8081, description: 'web port' },
     FORJA_PADRON_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8082, description: 'padron lookup port' },
-    FORJA_MAILCATCHER: { type: 'boolean', default: true, description: 'true: `npm start` runs the mail catcher (maildev) and web proxies it at /mails; false: no catcher' },
+    FORJA_MAILCATCHER: { type: 'boolean', default: true, description: 'true: `npm start` runs the mail catcher (maildev) and web proxies its UI on the tools origin (mail.<FORJA_TOOLS_DOMAIN>/mails/, administrators); false: no catcher' },
     FORJA_MAILCATCHER_SMTP_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 1025, description: 'SMTP port of the mail catcher, on 127.0.0.1' },
-    FORJA_MONITORING: { type: 'boolean', default: true, description: 'true: `npm start` runs Prometheus (Debian package prometheus) when installed and web proxies it at /monitoring; false: no monitoring' },
-    FORJA_MONITORING_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Prometheus port, on 127.0.0.1 (users reach it through web at /monitoring)' },
+    FORJA_MONITORING: { type: 'boolean', default: true, description: 'true: `npm start` runs Prometheus (Debian package prometheus) when installed and web proxies it on the tools origin (monitoring.<FORJA_TOOLS_DOMAIN>/monitoring/); false: no monitoring' },
+    FORJA_MONITORING_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Prometheus port, on 127.0.0.1 (users reach it through web on the tools origin)' },
     FORJA_MONITORING_SCRAPE_S: { type: 'integer', minimum: 1, maximum: 3600, default: 15, description: 'seconds between two Prometheus scrapes of Forja, the instances and their databases' },
-    FORJA_DBADMIN: { type: 'boolean', default: true, description: 'true: `npm start` runs Adminer (Debian packages adminer, php-cli, php-pgsql) when installed and web proxies it at /dbadmin; false: no database admin' },
-    FORJA_DBADMIN_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8087, description: "Adminer's port (PHP's built-in server), on 127.0.0.1 (developers reach it through web at /dbadmin/<instance>/)" },
+    FORJA_DBADMIN: { type: 'boolean', default: true, description: 'true: `npm start` runs Adminer (Debian packages adminer, php-cli, php-pgsql) when installed and web proxies it on the tools origin (dbadmin-<instance>.<FORJA_TOOLS_DOMAIN>/dbadmin/<instance>/); false: no database admin' },
+    FORJA_DBADMIN_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8087, description: "Adminer's port (PHP's built-in server), on 127.0.0.1 (developers reach it through web on the tools origin)" },
     FORJA_ERP_ROUTER: { type: 'boolean', default: true, description: 'true: `npm start` runs the ERP router, which answers each instance at <slug>.FORJA_INSTANCE_DOMAIN; false: no router' },
     FORJA_ERP_ROUTER_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8083, description: 'ERP router port: http://<slug>.localhost:8083/ reaches the instance <slug>' },
     FORJA_INSTANCE_DOMAIN: {
@@ -73,6 +73,13 @@ export const configSchema = {
       pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$',
       default: 'localhost',
       description: 'the ERP router answers <slug>.<domain>; localhost links to http://<slug>.localhost:FORJA_ERP_ROUTER_PORT/, another domain to https://<slug>.<domain>/ (a TLS proxy in front); the docker runtime labels containers with it too',
+    },
+    FORJA_TOOLS_PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 8084, description: "web's second listener, on FORJA_HOST: the tools' own origin (mail catcher, monitoring, database admin, notebook and code editors), one host per tool under FORJA_TOOLS_DOMAIN" },
+    FORJA_TOOLS_DOMAIN: {
+      type: 'string',
+      pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$',
+      default: 'tools.localhost',
+      description: 'tools answer <tool>[-<instance>].<domain>; a *.localhost domain links to http://…:FORJA_TOOLS_PORT/, another to https://<host>/ (a TLS proxy in front with a wildcard *.<domain>)',
     },
     LOG_LEVEL: {
       type: 'string',
@@ -144,6 +151,8 @@ export interface Config {
   FORJA_ERP_ROUTER: boolean;
   FORJA_ERP_ROUTER_PORT: number;
   FORJA_INSTANCE_DOMAIN: string;
+  FORJA_TOOLS_PORT: number;
+  FORJA_TOOLS_DOMAIN: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   LOG_FORMAT: 'auto' | 'pretty' | 'json';
   FORJA_GIT_FILE_ROOTS?: string;

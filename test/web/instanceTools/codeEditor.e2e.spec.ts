@@ -5,6 +5,7 @@ import { launchChromium, newContext, screenshot, signInWithForm } from '#test/su
 import { jobPlayer, standinFacts } from '#test/support/instanceJobs.ts';
 import { PASSWORD } from '#test/support/platform.ts';
 import { upgradeRequest } from '#test/support/rawUpgrade.ts';
+import { openTool, toolUpgrade } from '#test/support/toolSession.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { SESSION_COOKIE, type WebSession } from '#test/support/webSession.ts';
 import { codeEditorTool } from '#web/tools/instanceTools/codeEditor.tool.ts';
@@ -50,27 +51,33 @@ describe('the code editor (code-server) of an instance, behind web at /instances
   });
   after(() => platform?.stop());
 
-  it('answers a developer with the workbench on the instance source, and its static assets', async () => {
-    const entry = await developer.get(`${BASE}/`);
+  it('answers a developer with the workbench on the instance source, and its static assets, on its own tools host', async () => {
+    const code = await openTool(developer, `${BASE}/`);
+    expect(code.origin).to.match(/^http:\/\/code-acme-norte-main\.tools\.localhost:\d+$/);
+    const entry = await code.get(`${BASE}/`);
     expect(entry.status, 'code-server sends the browser to its folder').to.equal(302);
     expect(entry.location).to.equal(`./?folder=${sourceDir}`);
-    const page = await developer.get(`${BASE}/?folder=${encodeURIComponent(sourceDir)}`);
+    const page = await code.get(`${BASE}/?folder=${encodeURIComponent(sourceDir)}`);
     expect(page.status).to.equal(200);
-    expect(page.html).to.include('vscode-workbench-web-configuration');
-    const assets = assetsOf(page.html);
+    expect(page.body).to.include('vscode-workbench-web-configuration');
+    const assets = assetsOf(page.body);
     expect(assets.some((asset) => asset.endsWith('/workbench.js')), assets.join(', ')).to.equal(true);
     for (const asset of assets) {
-      const res = await developer.get(`${BASE}/${asset}`);
+      const res = await code.get(`${BASE}/${asset}`);
       expect(res.status, asset).to.equal(200);
     }
-    expect(page.headers.get('set-cookie') ?? '', 'the secret never reaches the browser').not.to.include('code-server-session');
+    expect(String(page.headers['set-cookie'] ?? ''), 'the secret never reaches the browser').not.to.include('code-server-session');
   });
 
   it('passes the workbench\'s WebSocket (its connection to the server) through to code-server', async () => {
-    const ws = await upgradeRequest(`${platform.web}${BASE}/?reconnectionToken=forja-test&reconnection=false&skipWebSocketFrames=false`, {
-      cookie: `${SESSION_COOKIE}=${developer.cookie}`,
-      origin: platform.web,
-    });
+    const code = await openTool(developer, `${BASE}/`);
+    const url = `${code.origin}${BASE}/?reconnectionToken=forja-test&reconnection=false&skipWebSocketFrames=false`;
+    for (const origin of [platform.web, code.origin.replace('//code-', '//editor-'), 'http://acme-norte-main.localhost:8083', undefined]) {
+      const refused = await toolUpgrade(url, { cookie: code.cookie, ...(origin ? { origin } : {}) });
+      refused.socket?.destroy();
+      expect(refused.status, `from ${String(origin)}`).to.equal(403);
+    }
+    const ws = await toolUpgrade(url, { cookie: code.cookie, origin: code.origin });
     expect(ws.status).to.equal(101);
     ws.socket!.destroy();
   });
@@ -78,14 +85,16 @@ describe('the code editor (code-server) of an instance, behind web at /instances
   it('refuses a viewer (403), also its WebSocket, and sends an anonymous visitor to sign in', async () => {
     const viewer = await platform.signedIn('viewer');
     expect((await viewer.get(`${BASE}/`)).status).to.equal(403);
-    const ws = await upgradeRequest(`${platform.web}${BASE}/?reconnectionToken=x`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, origin: platform.web });
-    expect(ws.status).to.equal(403);
+    const code = await openTool(developer, `${BASE}/`);
+    const ws = await toolUpgrade(`${code.origin}${BASE}/?reconnectionToken=x`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, origin: code.origin });
+    expect(ws.status, 'web\'s cookie is no key to the tool').to.equal(401);
+    expect((await upgradeRequest(`${platform.web}${BASE}/?reconnectionToken=x`, { cookie: `${SESSION_COOKIE}=${developer.cookie}`, origin: platform.web })).status, 'none on web').to.equal(404);
     const anonymous = await platform.visitor().get(`${BASE}/`);
     expect(anonymous.status).to.equal(303);
     expect(anonymous.location).to.equal(`/login?next=${encodeURIComponent(`${BASE}/`)}`);
   });
 
-  it('shows a file of the instance source in Chromium, with every request kept on web\'s origin', async () => {
+  it('shows a file of the instance source in Chromium, with every request kept on web\'s and the tool host\'s origins', async () => {
     const browser = await launchChromium();
     try {
       const context = await newContext(browser);
@@ -95,14 +104,14 @@ describe('the code editor (code-server) of an instance, behind web at /instances
       const elsewhere: string[] = [];
       page.on('request', (request) => {
         const url = request.url();
-        if (!url.startsWith(platform.web) && !/^(data|blob):/.test(url)) elsewhere.push(url);
+        if (!url.startsWith(platform.web) && !/^http:\/\/code-acme-norte-main\.tools\.localhost:\d+\//.test(url) && !/^(data|blob):/.test(url)) elsewhere.push(url);
       });
       const violations: string[] = [];
       page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && violations.push(`${message.text()} (${message.location().url})`)));
       // From the instance's page, as a developer opens it: a page of its own, not an htmx swap.
       await page.goto(`${platform.web}/instances/${SLUG}`);
       await page.getByRole('link', { name: 'Code editor' }).click();
-      await page.waitForURL(`${platform.web}${BASE}/?folder=${encodeURIComponent(sourceDir).replace(/%2F/g, '/')}`);
+      await page.waitForURL((url) => url.hostname === 'code-acme-norte-main.tools.localhost' && `${url.pathname}${url.search}` === `${BASE}/?folder=${encodeURIComponent(sourceDir).replace(/%2F/g, '/')}`);
       // The explorer shows addons/sale_extra/models as one compact row: one click opens all three.
       await page.getByRole('treeitem', { name: /^addons/ }).first().click();
       await page.getByRole('treeitem', { name: /^sale_order\.py/ }).click();

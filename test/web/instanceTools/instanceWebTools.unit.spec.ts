@@ -26,13 +26,17 @@ describe('per-instance tool routing (web/tools/instanceTools/instanceWebTools.ts
     for (const url of ['/instances/acme-dev/editor/proxyx', '/instances/acme-dev/code/proxy/', '/instances/a/b/editor/proxy/', '/mailsx']) expect(toolFor(tools, url), url).to.equal(undefined);
   });
 
-  it('lets through same-origin requests and those that name no origin, and refuses other sites and sibling subdomains', () => {
-    expect(sameOrigin(request({ host: 'forja.example.com', origin: 'https://forja.example.com' }))).to.equal(true);
-    expect(sameOrigin(request({ host: 'forja.example.com', 'sec-fetch-site': 'same-origin' }))).to.equal(true);
-    expect(sameOrigin(request({ host: '127.0.0.1:8080' }))).to.equal(true);
-    expect(sameOrigin(request({ host: 'forja.example.com', origin: 'https://acme-dev.forja.example.com' }))).to.equal(false);
-    expect(sameOrigin(request({ host: 'forja.example.com', 'sec-fetch-site': 'same-site' }))).to.equal(false);
-    expect(sameOrigin(request({ host: 'forja.example.com', 'sec-fetch-site': 'cross-site' }))).to.equal(false);
-    expect(sameOrigin(request({ host: 'forja.example.com', origin: 'null' }))).to.equal(false);
+  it('lets through only the tool host\'s own origin, and refuses other sites, sibling tools, web and requests naming no origin', () => {
+    const own = 'http://code-acme.tools.localhost:8084';
+    expect(sameOrigin(request({ origin: own }), own)).to.equal(true);
+    expect(sameOrigin(request({ 'sec-fetch-site': 'same-origin' }), own)).to.equal(true);
+    expect(sameOrigin(request({ origin: own, 'sec-fetch-site': 'same-origin' }), own)).to.equal(true);
+    expect(sameOrigin(request({}), own), 'no Origin, no Sec-Fetch-Site').to.equal(false);
+    expect(sameOrigin(request({ origin: 'http://editor-acme.tools.localhost:8084' }), own), 'a sibling tool').to.equal(false);
+    expect(sameOrigin(request({ origin: 'http://127.0.0.1:8081' }), own), 'web').to.equal(false);
+    expect(sameOrigin(request({ origin: 'https://code-acme.tools.localhost:8084' }), own), 'another scheme').to.equal(false);
+    expect(sameOrigin(request({ origin: own, 'sec-fetch-site': 'same-site' }), own)).to.equal(false);
+    expect(sameOrigin(request({ origin: own, 'sec-fetch-site': 'cross-site' }), own)).to.equal(false);
+    expect(sameOrigin(request({ origin: 'null' }), own)).to.equal(false);
   });
 });

@@ -35,7 +35,8 @@ describe('the notebook editor in Chromium: from the instance page to a cell run'
       await signInWithForm(page, platform.web, USERS.developer, PASSWORD);
       await page.goto(`${platform.web}/instances/acme-dev`);
       await page.getByRole('link', { name: 'Notebook editor' }).click();
-      await page.waitForURL(`${platform.web}/instances/acme-dev/editor/proxy/tree`);
+      // Web's link opens the notebook on its own tools host.
+      await page.waitForURL(/^http:\/\/editor-acme-dev\.tools\.localhost:\d+\/instances\/acme-dev\/editor\/proxy\/tree$/);
       page.on('pageerror', (error) => scriptErrors.push(error.message));
       await page.getByRole('link', { name: 'source' }).waitFor();
       await screenshot(page, 'notebook-editor-tree');
@@ -53,8 +54,11 @@ describe('the notebook editor in Chromium: from the instance page to a cell run'
       // Saved through the proxy (a PUT that Jupyter's own XSRF check would have wanted a cookie for).
       await notebook!.keyboard.press('Control+s');
       const saved = async () => {
-        const file = await context.request.get(`${platform.web}/instances/acme-dev/editor/proxy/api/contents/Untitled.ipynb`);
-        return file.ok() && (await file.text()).includes('print(6 * 7');
+        // Asked from the notebook's own page: the tool host answers only its own cookie.
+        return notebook!.evaluate(async () => {
+          const file = await fetch('/instances/acme-dev/editor/proxy/api/contents/Untitled.ipynb');
+          return file.ok && (await file.text()).includes('print(6 * 7');
+        });
       };
       await waitUntil(saved, 'the notebook saved with its cell', 15_000);
       await screenshot(notebook!, 'notebook-editor-cell');

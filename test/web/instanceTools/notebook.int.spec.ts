@@ -4,7 +4,8 @@ import { findUserByEmail } from '#projections/users/users.ts';
 import { instanceStream } from '#services/instances/domain/instance.ts';
 import { NOTEBOOK_MISSING, notebookTool } from '#web/tools/instanceTools/notebook.tool.ts';
 import { tenantAccount } from '#shared/local/tenantAccount.ts';
-import { readBytes, upgradeRequest } from '#test/support/rawUpgrade.ts';
+import { readBytes } from '#test/support/rawUpgrade.ts';
+import { openTool, toolClient, toolUpgrade } from '#test/support/toolSession.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
 import { SESSION_COOKIE, textOf, type WebSession } from '#test/support/webSession.ts';
@@ -31,16 +32,14 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
   });
   after(() => platform?.stop());
 
-  /** A request through web as `session`, any method, JSON or nothing as the body. */
-  const send = async (session: WebSession, path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
-    const res = await fetch(`${platform.web}${path}`, {
-      method: init.method ?? 'GET',
-      headers: { cookie: `${SESSION_COOKIE}=${session.cookie}`, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-      redirect: 'manual',
-    });
-    return { status: res.status, headers: res.headers, text: await res.text() };
+  const clients = new Map<WebSession, ReturnType<typeof toolClient>>();
+  /** A request on the notebook's tools host as `session`'s user (opened through web's link), any method, JSON or nothing as the body. */
+  const send = (session: WebSession, path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
+    if (!clients.has(session)) clients.set(session, toolClient(session));
+    return clients.get(session)!(path, init);
   };
+  /** The notebook host's origin and cookie for `session`. */
+  const toolOf = (session: WebSession, slug = 'acme-dev') => openTool(session, `/instances/${slug}/editor/proxy/tree`);
 
   it('starts on first use for a developer and opens the instance’s notebooks, with the source checkout beside them', async () => {
     const tree = await send(developer, `${BASE}/tree`);
@@ -65,9 +64,11 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
       expect(missing.status, slug).to.equal(404);
       expect(textOf(missing.text), slug).to.include(`There is no instance ${slug}.`);
     }
-    expect((await upgradeRequest(`${platform.web}/instances/acme-gone/editor/proxy/api/kernels/x/channels`, { cookie: `${SESSION_COOKIE}=${developer.cookie}` })).status).to.equal(404);
-    const viewerSocket = await upgradeRequest(`${platform.web}${BASE}/api/kernels/x/channels`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}` });
-    expect(viewerSocket.status).to.equal(403);
+    const gone = await toolOf(developer, 'acme-gone');
+    expect((await toolUpgrade(`${gone.origin}/instances/acme-gone/editor/proxy/api/kernels/x/channels`, { cookie: gone.cookie, origin: gone.origin })).status).to.equal(404);
+    const own = await toolOf(developer);
+    const viewerSocket = await toolUpgrade(`${own.origin}${BASE}/api/kernels/x/channels`, { cookie: `${SESSION_COOKIE}=${viewer.cookie}`, origin: own.origin });
+    expect(viewerSocket.status, 'web\'s cookie is no key to the tool').to.equal(401);
   });
 
   it('runs as the instance’s own account when web runs as root, never as root, with a token the browser never sees', async function () {
@@ -100,25 +101,27 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
 
   it('carries a kernel’s WebSocket channel, and refuses one opened from another site', async () => {
     const kernel = JSON.parse((await send(developer, `${BASE}/api/kernels`, { method: 'POST', json: { name: 'python3' } })).text) as { id: string };
-    const url = `${platform.web}${BASE}/api/kernels/${kernel.id}/channels`;
-    const host = new URL(platform.web).host;
-    const ws = await upgradeRequest(url, { cookie: `${SESSION_COOKIE}=${developer.cookie}`, origin: `http://${host}` });
+    const tool = await toolOf(developer);
+    const url = `${tool.origin}${BASE}/api/kernels/${kernel.id}/channels`;
+    const ws = await toolUpgrade(url, { cookie: tool.cookie, origin: tool.origin });
     expect(ws.status).to.equal(101);
     // The kernel reports its state on the channel as soon as it is open: a first text frame arrives
     // (once the Python kernel has started, which takes its time on a loaded machine).
     const frame = await readBytes(ws.socket!, 2, 90_000);
     expect(frame[0]! & 0x0f, 'a text frame').to.equal(1);
     ws.socket!.destroy();
-    const hijack = await upgradeRequest(url, { cookie: `${SESSION_COOKIE}=${developer.cookie}`, origin: 'http://attacker.example' });
-    hijack.socket?.destroy();
-    expect(hijack.status).to.equal(403);
+    for (const origin of ['http://attacker.example', platform.web, tool.origin.replace('//editor-', '//code-'), undefined]) {
+      const hijack = await toolUpgrade(url, { cookie: tool.cookie, ...(origin ? { origin } : {}) });
+      hijack.socket?.destroy();
+      expect(hijack.status, String(origin)).to.equal(403);
+    }
   });
 
   it('refuses changes sent from another site (the token stands in for Jupyter’s XSRF check)', async () => {
     for (const headers of [{ origin: 'http://attacker.example' }, { 'sec-fetch-site': 'cross-site' }] as Array<Record<string, string>>) {
       const res = await send(developer, `${BASE}/api/contents`, { method: 'POST', json: { type: 'notebook' }, headers });
       expect(res.status, JSON.stringify(headers)).to.equal(403);
-      expect(textOf(res.text)).to.include("The notebook editor takes changes only from Forja's own pages.");
+      expect(textOf(res.text)).to.include('This tool takes changes only from its own pages.');
     }
   });
 
@@ -154,7 +157,8 @@ describe('the notebook editor (Jupyter Notebook) behind web at /instances/{slug}
     const kernel = JSON.parse((await send(developer, `${BASE}/api/kernels`, { method: 'POST', json: { name: 'python3' } })).text) as { id: string };
     const server = notebookServer(platform, 'acme-dev')!;
     // A tab left open only answers the tool's pings: control frames (a masked, empty ping here) are no use.
-    const ws = await upgradeRequest(`${platform.web}${BASE}/api/kernels/${kernel.id}/channels`, { cookie: `${SESSION_COOKIE}=${developer.cookie}` });
+    const tool = await toolOf(developer);
+    const ws = await toolUpgrade(`${tool.origin}${BASE}/api/kernels/${kernel.id}/channels`, { cookie: tool.cookie, origin: tool.origin });
     expect(ws.status).to.equal(101);
     ws.socket!.on('error', () => undefined);
     const pinging = setInterval(() => ws.socket!.write(Buffer.from([0x89, 0x80, 1, 2, 3, 4])), 1000);

@@ -7,11 +7,12 @@ import { silentLogger } from '#shared/log.ts';
 import type { Infrastructure } from '#shared/platform/infrastructure.ts';
 import { launchChromium, newContext, screenshot } from '#test/support/browser.ts';
 import { freePort } from '#test/support/freePort.ts';
-import { maildevSubjectsWith } from '#test/support/maildev.ts';
+import { maildevGet, maildevSubjectsWith } from '#test/support/maildev.ts';
 import { PASSWORD } from '#test/support/platform.ts';
-import { readBytes, upgradeRequest } from '#test/support/rawUpgrade.ts';
+import { readBytes } from '#test/support/rawUpgrade.ts';
+import { openTool, toolUpgrade } from '#test/support/toolSession.ts';
 import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
-import { SESSION_COOKIE } from '#test/support/webSession.ts';
+import { textOf } from '#test/support/webSession.ts';
 
 interface CaughtMail {
   id: string;
@@ -19,8 +20,8 @@ interface CaughtMail {
   to: Array<{ address: string }>;
 }
 
-describe('the mail catcher (maildev, started by Forja) behind web at /mails', function () {
-  this.timeout(90_000);
+describe('the mail catcher (maildev, started by Forja) on the tools origin at mail.<tools domain>/mails', function () {
+  this.timeout(120_000);
   let platform: WebPlatform;
   let smtpPort: number;
 
@@ -37,15 +38,15 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
     const subject = `Caught ${Date.now()}`;
     await sendToCatcher(subject);
     await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, subject);
-    const admin = await platform.signedIn('admin');
+    const admin = await openTool(await platform.signedIn('admin'), '/mails/');
     const page = await admin.get('/mails/');
     expect(page.status).to.equal(200);
-    expect(page.html).to.include('MailDev');
-    const list = JSON.parse((await admin.get('/mails/email')).html) as CaughtMail[];
+    expect(page.body).to.include('MailDev');
+    const list = JSON.parse((await admin.get('/mails/email')).body) as CaughtMail[];
     expect(list.map((mail) => mail.subject)).to.include(subject);
     for (const role of ['viewer', 'developer'] as const) expect((await (await platform.signedIn(role)).get('/mails/email')).status, role).to.equal(403);
     // maildev's UI follows new mail over socket.io: its engine.io handshake answers through the proxy.
-    const ws = await upgradeRequest(`${platform.web}/mails/socket.io/?EIO=4&transport=websocket`, { cookie: `${SESSION_COOKIE}=${admin.cookie}` });
+    const ws = await toolUpgrade(`${admin.origin}/mails/socket.io/?EIO=4&transport=websocket`, { cookie: admin.cookie, origin: admin.origin });
     expect(ws.status).to.equal(101);
     const open = (await readBytes(ws.socket!, 10)).subarray(2).toString();
     expect(open).to.match(/^0\{"sid"/);
@@ -69,9 +70,10 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
       await page.getByLabel('E-mail').fill(USERS.admin);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${platform.web}/mails/`);
+      await page.waitForURL(/^http:\/\/mail\.tools\.localhost:\d+\/mails\/$/);
       const scriptErrors: string[] = [];
-      page.on('pageerror', (error) => scriptErrors.push(error.message));
+      // socket.io's send on the socket the reload closes is the old page's, not the tool's policy at work.
+      page.on('pageerror', (error) => void (!error.message.includes('WebSocket is already in CLOSING or CLOSED state') && scriptErrors.push(error.message)));
       page.on('console', (message) => void (message.type() === 'error' && scriptErrors.push(message.text())));
       // Reload with the listeners on: the UI must run under the tool's own content security policy.
       await page.reload();
@@ -84,7 +86,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
     }
   });
 
-  it('runs none of a sender\'s script on web\'s origin when an admin opens the message and its attachments in Chromium (issue 24, finding 3)', async () => {
+  it('runs none of a sender\'s script on web\'s origin nor the mail host\'s when an admin opens the message and its attachments in Chromium (issue 24, finding 3)', async () => {
     // The audit's attack: the message's HTML and an HTML attachment load another attachment as a
     // script, which read the CSRF token and made an SSH key as the admin.
     const payload = "fetch('/ssh-keys').then((r) => r.text()).then((page) => fetch('/ssh-keys', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + /name=\"_csrf\" value=\"([^\"]+)\"/.exec(page)[1] + '&mode=generate&name=pwned&key_type=ed25519' })); top.document.title = 'pwned';";
@@ -101,7 +103,7 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
     });
     await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, subject);
     const admin = await platform.signedIn('admin');
-    const caught = (JSON.parse((await admin.get('/mails/email')).html) as Array<CaughtMail & { attachments: Array<{ generatedFileName: string; fileName: string }> }>).find((mail) => mail.subject === subject)!;
+    const caught = (JSON.parse((await (await openTool(admin, '/mails/')).get('/mails/email')).body) as Array<CaughtMail & { attachments: Array<{ generatedFileName: string; fileName: string }> }>).find((mail) => mail.subject === subject)!;
     const { id } = caught;
     const invoice = caught.attachments.find((attachment) => attachment.fileName === 'invoice.html')!.generatedFileName;
     const browser = await launchChromium();
@@ -111,12 +113,13 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
       await page.getByLabel('E-mail').fill(USERS.admin);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${platform.web}/mails/`);
+      await page.waitForURL(/^http:\/\/mail\.tools\.localhost:\d+\/mails\/$/);
       await page.getByText(subject).first().click();
       await page.frameLocator('iframe').first().getByText('Your invoice').waitFor();
       await page.waitForTimeout(1000);
       expect(await page.title()).to.match(/^MailDev/);
-      // Opened by address, the attachment is a download and the message's HTML a sandboxed page.
+      // Opened by web's address (which sends the browser to the tools host), the attachment is a
+      // download and the message's HTML a sandboxed page.
       const downloading = page.waitForEvent('download');
       await page.goto(`${platform.web}/mails/email/${id}/attachment/${invoice}`).catch(() => undefined);
       await downloading;
@@ -127,6 +130,74 @@ describe('the mail catcher (maildev, started by Forja) behind web at /mails', fu
       await browser.close();
     }
     expect((await admin.get('/ssh-keys')).html, 'no key was made by the sender\'s script').not.to.include('pwned');
+  });
+
+  const keyNames = async () => textOf((await (await platform.signedIn('admin')).get('/ssh-keys')).html);
+
+  it('runs no script of an HTML attachment loading another mail\'s attachment (its generated name) on web\'s origin, and adds no SSH key (issue 24, finding 3)', async () => {
+    const name = `pwned-${Date.now()}`;
+    const script = `document.title = 'ran on ' + location.origin;
+fetch('/ssh-keys').then((r) => r.text()).then((html) => {
+  const token = /name="_csrf" value="([^"]+)"/.exec(html)[1];
+  return fetch('/ssh-keys', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + encodeURIComponent(token) + '&mode=generate&key_type=ed25519&name=${name}' });
+}).then(() => { document.title = 'done on ' + location.origin; });`;
+    const send = (subject: string, attachment: { filename: string; contentType: string; content: string }) =>
+      nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true }).sendMail({ from: 'erp@example.com', to: 'admin@example.com', subject, text: 'see attached', attachments: [attachment] });
+    // maildev serves an attachment under a name it generates: the attacker sends the script first and
+    // points the page at its name (the catcher's API lists it; an ERP can read it the same way).
+    await send(`Script ${name}`, { filename: 'evil.js', contentType: 'application/javascript', content: script });
+    await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, `Script ${name}`);
+    const listed = JSON.parse((await maildevGet(platform.config.FORJA_DATA_DIR, '/email')).body) as Array<{ id: string; subject: string; attachments: Array<{ generatedFileName: string }> }>;
+    const scriptMail = listed.find((one) => one.subject === `Script ${name}`)!;
+    const scriptPath = `../../${scriptMail.id}/attachment/${scriptMail.attachments[0]!.generatedFileName}`;
+    await send(`Invoice ${name}`, { filename: 'invoice.html', contentType: 'text/html', content: `<!doctype html><title>invoice</title><script src="${scriptPath}"></script><p>invoice</p>` });
+    await maildevSubjectsWith(platform.config.FORJA_DATA_DIR, `Invoice ${name}`);
+    let id_ = '';
+    let pageName = '';
+    const browser = await launchChromium();
+    try {
+      const page = await (await newContext(browser)).newPage();
+      await page.goto(`${platform.web}/login`);
+      await page.getByLabel('E-mail').fill(USERS.admin);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+      // The catcher's list as the admin's browser gets it from web's link (JSON: the mail's id).
+      await page.goto(`${platform.web}/mails/email`);
+      const list = JSON.parse(await page.locator('body').innerText()) as Array<{ id: string; subject: string; attachments?: Array<{ generatedFileName: string }> }>;
+      const caught = list.find((one) => one.subject === `Invoice ${name}`)!;
+      const id = caught.id;
+      pageName = caught.attachments![0]!.generatedFileName;
+      const origin = new URL(page.url()).origin;
+      // The link the catcher's UI shows, as web's old path and as the tool host's own.
+      const shown: Array<{ url: string; title: string }> = [];
+      for (const url of [`${platform.web}/mails/email/${id}/attachment/${pageName}`, `${origin}/mails/email/${id}/attachment/${pageName}`]) {
+        await page.goto(url).catch(() => undefined);
+        await page.waitForLoadState('load').catch(() => undefined);
+        shown.push({ url: page.url(), title: await page.title().catch(() => '') });
+      }
+      // Had the script run on web's origin, its key would show within a few seconds.
+      for (let tries = 0; tries < 10; tries += 1) {
+        expect(await keyNames(), 'no key was added').to.not.include(name);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      for (const { url, title } of shown) {
+        expect(url, 'no attachment is shown on web\'s origin').to.not.match(new RegExp(`^${platform.web}/mails/email/`));
+        expect(title, 'the script did not run on web\'s origin').to.not.include(platform.web);
+      }
+      id_ = id;
+    } finally {
+      await browser.close();
+    }
+    const id = id_;
+    const mail = await openTool(await platform.signedIn('admin'), '/mails/');
+    const attachment = await mail.get(`/mails/email/${id}/attachment/${pageName}`);
+    expect(attachment.headers['content-disposition']).to.match(/^attachment/);
+    expect(attachment.headers['x-content-type-options']).to.equal('nosniff');
+    expect(String(attachment.headers['content-security-policy'])).to.match(/(^|; )sandbox(;|$)/);
+    for (const path of [`/mails/email/${id}/download`, `/mails/email/${id}/source`, `/mails/email/${id}/html`]) {
+      expect(String((await mail.get(path)).headers['content-security-policy']), path).to.match(/(^|; )sandbox(;|$)/);
+    }
   });
 
   it('refuses to start on a port already taken, naming it and the settings', async () => {

@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { chownSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { MAIL_CATCHER_OS_USER, mailCatcherSocketPath } from '#shared/local/mailCatcherSocket.ts';
-import { ensureSystemUser } from '#shared/local/systemUser.ts';
 import { expect } from 'chai';
-import { upgradeRequest, readBytes } from '#test/support/rawUpgrade.ts';
-import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
-import { SESSION_COOKIE, textOf } from '#test/support/webSession.ts';
+import { listenAsMaildev } from '#test/support/maildev.ts';
+import { readBytes } from '#test/support/rawUpgrade.ts';
+import { openTool, toolFetch, toolUpgrade, type ToolSession } from '#test/support/toolSession.ts';
+import { findUserByEmail } from '#projections/users/users.ts';
+import { resolvePlatformSecrets } from '#shared/platform/platformSecrets.ts';
+import { toolSigningKey, toolTokens } from '#web/tools/origin/toolTokens.ts';
+import { startWebPlatform, USERS, type WebPlatform } from '#test/support/webPlatform.ts';
+import { SESSION_COOKIE, textOf, type WebSession } from '#test/support/webSession.ts';
 
 const BIG = randomBytes(24 * 1024 * 1024);
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -16,7 +17,7 @@ const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
  * A stand-in tool where web looks for the mail catcher: a unix socket under the data folder, owned
  * by maildev's account. Tells what it received in headers, sends BIG at /mails/big, echoes WebSocket bytes.
  */
-function startEchoTool(socketPath: string): Promise<Server> {
+function startEchoTool(dataDir: string): Promise<Server> {
   const server = createServer((req, res) => {
     const hash = createHash('sha256');
     let bytes = 0;
@@ -38,30 +39,24 @@ function startEchoTool(socketPath: string): Promise<Server> {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Seen-Url: ${req.url}\r\n\r\n`);
     socket.pipe(socket);
   });
-  mkdirSync(dirname(socketPath), { recursive: true });
-  return new Promise((resolve) =>
-    server.listen(socketPath, () => {
-      if (process.getuid?.() === 0) {
-        const account = ensureSystemUser(MAIL_CATCHER_OS_USER);
-        chownSync(socketPath, account.uid, account.gid);
-      }
-      resolve(server);
-    }),
-  );
+  return listenAsMaildev(server, dataDir);
 }
 
-describe('tool proxies (web/tools/toolProxy.ts) through the running web', function () {
+describe('tool proxies (web/tools/toolProxy.ts) through the running web\'s tools origin', function () {
   this.timeout(60_000);
   let platform: WebPlatform;
   let tool: Server;
   let cookie: string;
+  let mail: ToolSession;
+  let admin: WebSession;
 
   before(async () => {
     platform = await startWebPlatform();
-    tool = await startEchoTool(mailCatcherSocketPath(platform.config.FORJA_DATA_DIR));
+    tool = await startEchoTool(platform.config.FORJA_DATA_DIR);
     // The mail catcher holds every instance's mail: administrators only.
-    const admin = await platform.signedIn('admin');
-    cookie = `${SESSION_COOKIE}=${admin.cookie}; tool_session=kept`;
+    admin = await platform.signedIn('admin');
+    mail = await openTool(admin, '/mails/');
+    cookie = `${mail.cookie}; tool_session=kept`;
   });
   after(async () => {
     await platform?.stop();
@@ -69,8 +64,10 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     tool?.close();
   });
 
-  const send = (path: string, init: RequestInit = {}) =>
-    fetch(`${platform.web}${path}`, { ...init, headers: { cookie, ...(init.headers as Record<string, string>) }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  /** A request on the mail host with its cookie and own Origin, answered as fetch answers. */
+  const send = async (path: string, init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}) => {
+    return toolFetch(`${mail.origin}${path}`, { ...init, headers: { cookie, origin: mail.origin, ...init.headers } });
+  };
 
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']) {
     it(`forwards ${method} with the path suffix and query, without Forja's session cookie and without asking for web's CSRF token`, async () => {
@@ -96,31 +93,40 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
   });
 
   it('passes a signed-in user\'s WebSocket through and echoes bytes both ways', async () => {
-    const answer = await upgradeRequest(`${platform.web}/mails/socket?x=1`, { cookie });
+    const answer = await toolUpgrade(`${mail.origin}/mails/socket?x=1`, { cookie, origin: mail.origin });
     expect(answer.status).to.equal(101);
     answer.socket!.write('ping through the proxy');
     expect((await readBytes(answer.socket!, 22)).toString()).to.equal('ping through the proxy');
     answer.socket!.destroy();
   });
 
-  it('refuses a WebSocket without a session (401), with a stale cookie (401) and outside any tool (404)', async () => {
-    expect((await upgradeRequest(`${platform.web}/mails/socket`, {})).status).to.equal(401);
-    expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie: `${SESSION_COOKIE}=s%3Anot-a-session.sig` })).status).to.equal(401);
-    expect((await upgradeRequest(`${platform.web}/projects`, { cookie })).status).to.equal(404);
+  it('refuses a WebSocket without a tool cookie (401), with a forged one (401) and outside any tool (404)', async () => {
+    const origin = mail.origin;
+    expect((await toolUpgrade(`${origin}/mails/socket`, { origin })).status).to.equal(401);
+    expect((await toolUpgrade(`${origin}/mails/socket`, { origin, cookie: 'forja.tool=e30.not-signed' })).status).to.equal(401);
+    expect((await toolUpgrade(`${origin}/projects`, { origin, cookie })).status).to.equal(404);
   });
 
-  it('refuses a write or a WebSocket from another origin, an ERP page of the same site included (issue 24, finding 7)', async () => {
-    const foreign: Record<string, string>[] = [{ origin: 'http://acme.localhost:8083' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }];
+  it('refuses a write or a WebSocket from another origin: an ERP page of the same site, web, a sibling tool (issue 24, finding 7)', async () => {
+    const monitoring = await openTool(admin, '/monitoring/');
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://acme.localhost:8083' },
+      { origin: platform.web },
+      { origin: monitoring.origin },
+      { origin: mail.origin, 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of foreign) {
       const write = await send('/mails/email/all', { method: 'DELETE', headers });
       expect(write.status, JSON.stringify(headers)).to.equal(403);
       expect(write.headers.get('x-seen-method'), 'the tool is not asked').to.equal(null);
-      expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie, ...headers })).status, JSON.stringify(headers)).to.equal(403);
-      expect((await upgradeRequest(`${platform.web}/monitoring/socket`, { cookie, ...headers })).status, JSON.stringify(headers)).to.equal(403);
+      expect((await toolUpgrade(`${mail.origin}/mails/socket`, { cookie, ...headers })).status, JSON.stringify(headers)).to.equal(403);
+      // To monitoring, the mail host is the sibling.
+      const toMonitoring = headers['origin'] === monitoring.origin ? { ...headers, origin: mail.origin } : headers;
+      expect((await toolUpgrade(`${monitoring.origin}/monitoring/socket`, { cookie: monitoring.cookie, ...toMonitoring })).status, JSON.stringify(toMonitoring)).to.equal(403);
     }
-    const own = new URL(platform.web).host;
-    expect((await send('/mails/email/all', { method: 'DELETE', headers: { origin: `http://${own}`, 'sec-fetch-site': 'same-origin' } })).status).to.equal(200);
-    const ws = await upgradeRequest(`${platform.web}/mails/socket`, { cookie, origin: `http://${own}` });
+    expect((await send('/mails/email/all', { method: 'DELETE', headers: { origin: mail.origin, 'sec-fetch-site': 'same-origin' } })).status).to.equal(200);
+    const ws = await toolUpgrade(`${mail.origin}/mails/socket`, { cookie, origin: mail.origin });
     expect(ws.status).to.equal(101);
     ws.socket!.destroy();
   });
@@ -140,10 +146,16 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
   });
 
   it('opens the mail catcher to administrators only (each instance\'s mail is on its own page)', async () => {
+    const tokens = toolTokens(toolSigningKey(resolvePlatformSecrets(platform.config).masterKey));
+    const readModel = platform.infra.db.withSchema('read_model');
     for (const role of ['viewer', 'developer'] as const) {
       const session = await platform.signedIn(role);
       expect((await session.get('/mails/')).status, role).to.equal(403);
-      expect((await upgradeRequest(`${platform.web}/mails/socket`, { cookie: `${SESSION_COOKIE}=${session.cookie}` })).status, role).to.equal(403);
+      // A tool cookie made for them (web mints none) is refused on the mail host all the same.
+      const user = (await findUserByEmail(readModel, USERS[role]))!;
+      const forged = `forja.tool=${tokens.cookie({ user: user.user_id, kind: 'mail', slug: null, host: new URL(mail.origin).hostname })}`;
+      expect((await toolFetch(`${mail.origin}/mails/`, { headers: { cookie: forged } })).status, role).to.equal(303);
+      expect((await toolUpgrade(`${mail.origin}/mails/socket`, { cookie: forged, origin: mail.origin })).status, role).to.equal(401);
     }
   });
 
@@ -156,10 +168,10 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     expect(htmx.headers.get('hx-redirect')).to.equal(`/login?next=${encodeURIComponent('/mails/x')}`);
   });
 
-  it('sends an htmx request (a boosted link, a sign-in redirect) to load the tool as a page of its own', async () => {
-    const res = await send('/mails/inbox?x=1', { headers: { 'hx-request': 'true' } });
+  it('sends an htmx request (a boosted link, a sign-in redirect) to load the tool on its own origin', async () => {
+    const res = await fetch(`${platform.web}/mails/inbox?x=1`, { headers: { cookie: `${SESSION_COOKIE}=${admin.cookie}`, 'hx-request': 'true' }, redirect: 'manual' });
     expect(res.status).to.equal(200);
-    expect(res.headers.get('hx-redirect')).to.equal('/mails/inbox?x=1');
+    expect(res.headers.get('hx-redirect')).to.match(/^http:\/\/mail\.tools\.localhost:\d+\/\.forja\/enter\?token=.*&to=%2Fmails%2Finbox%3Fx%3D1$/);
     expect(res.headers.get('x-seen-method'), 'the tool is not asked').to.equal(null);
   });
 
@@ -170,7 +182,7 @@ describe('tool proxies (web/tools/toolProxy.ts) through the running web', functi
     expect(res.status).to.equal(502);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     expect(textOf(await res.text())).to.include('The mail catcher is not running or does not answer at the moment.');
-    const ws = await upgradeRequest(`${platform.web}/mails/socket`, { cookie }).catch((error: Error) => error);
+    const ws = await toolUpgrade(`${mail.origin}/mails/socket`, { cookie, origin: mail.origin }).catch((error: Error) => error);
     expect(ws, 'a WebSocket to a tool that is down is cut').to.be.instanceOf(Error);
   });
 });

@@ -4,7 +4,6 @@ import { getInstance } from '#projections/instances/instanceDetail.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../../context.ts';
 import { toolProxy } from '../toolProxy.ts';
-import { isUnsafe, sameOrigin } from '../toolOrigin.ts';
 import type { WebTool } from '../webTools.ts';
 import { activityRecorder } from './instanceActivity.ts';
 import type { InstanceToolSpec } from './instanceToolSpec.ts';
@@ -58,7 +57,6 @@ function instanceWebTool(ctx: WebContext, supervisor: ToolSupervisor, spec: Inst
   }
 
   const handle: RequestHandler = (req, res, next) => {
-    if (isUnsafe(req.method) && !sameOrigin(req)) return next(new HttpError(403, `${spec.label} takes changes only from Forja's own pages.`));
     const slug = slugOf(req.originalUrl);
     toolFor(slug).then(
       (running) => {
