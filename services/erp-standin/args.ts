@@ -83,45 +83,75 @@ export function parseStandinArgs(argv: string[], env: NodeJS.ProcessEnv = proces
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinedValues(argv, OPTIONS),
       strict: true,
-      options: {
-        database: { type: 'string', short: 'd' },
-        init: { type: 'string', short: 'i' },
-        update: { type: 'string', short: 'u' },
-        'stop-after-init': { type: 'boolean' },
-        'http-port': { type: 'string', short: 'p' },
-        'http-interface': { type: 'string' },
-        db_host: { type: 'string' },
-        db_port: { type: 'string' },
-        db_user: { type: 'string', short: 'r' },
-        db_password: { type: 'string', short: 'w' },
-        logfile: { type: 'string' },
-        'addons-path': { type: 'string' },
-        'data-dir': { type: 'string', short: 'D' },
-        'without-demo': { type: 'string' },
-        'with-demo': { type: 'boolean' },
-        'proxy-mode': { type: 'boolean' },
-        workers: { type: 'string' },
-        'gevent-port': { type: 'string' },
-        'limit-memory-soft': { type: 'string' },
-        'limit-memory-hard': { type: 'string' },
-        'limit-time-cpu': { type: 'string' },
-        'limit-time-real': { type: 'string' },
-        'limit-time-real-cron': { type: 'string' },
-        'limit-request': { type: 'string' },
-        'no-http': { type: 'boolean' },
-        'upgrade-path': { type: 'string' },
-        load: { type: 'string' },
-        // OpenUpgrade's CI passes `--log-handler odoo.models.unlink:WARNING`; the stand-in takes and ignores it.
-        'log-handler': { type: 'string', multiple: true },
-        config: { type: 'string', short: 'c' },
-        'no-database-list': { type: 'boolean' },
-      },
+      options: OPTIONS,
     }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  return standinOptions(values, env);
+}
+
+/**
+ * Python's optparse (odoo/tools/config.py builds the command line with it) takes the word after an
+ * option that has a value as that value, whatever it starts with: `--db_password -x1` sets the
+ * password `-x1`. Node's parseArgs calls that ambiguous, so each such pair is joined into
+ * `--name=value` first (a random password starting with `-` made the stand-in refuse what the ERP accepts).
+ */
+function joinedValues(argv: readonly string[], options: typeof OPTIONS): string[] {
+  const takesValue = new Map<string, string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    takesValue.set(`--${name}`, name);
+    if ('short' in option && option.short) takesValue.set(`-${option.short}`, name);
+  }
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const name = takesValue.get(argv[index]!);
+    if (name !== undefined && index + 1 < argv.length) {
+      joined.push(`--${name}=${argv[index + 1]!}`);
+      index += 1;
+    } else joined.push(argv[index]!);
+  }
+  return joined;
+}
+
+const OPTIONS = {
+  database: { type: 'string', short: 'd' },
+  init: { type: 'string', short: 'i' },
+  update: { type: 'string', short: 'u' },
+  'stop-after-init': { type: 'boolean' },
+  'http-port': { type: 'string', short: 'p' },
+  'http-interface': { type: 'string' },
+  db_host: { type: 'string' },
+  db_port: { type: 'string' },
+  db_user: { type: 'string', short: 'r' },
+  db_password: { type: 'string', short: 'w' },
+  logfile: { type: 'string' },
+  'addons-path': { type: 'string' },
+  'data-dir': { type: 'string', short: 'D' },
+  'without-demo': { type: 'string' },
+  'with-demo': { type: 'boolean' },
+  'proxy-mode': { type: 'boolean' },
+  workers: { type: 'string' },
+  'gevent-port': { type: 'string' },
+  'limit-memory-soft': { type: 'string' },
+  'limit-memory-hard': { type: 'string' },
+  'limit-time-cpu': { type: 'string' },
+  'limit-time-real': { type: 'string' },
+  'limit-time-real-cron': { type: 'string' },
+  'limit-request': { type: 'string' },
+  'no-http': { type: 'boolean' },
+  'upgrade-path': { type: 'string' },
+  load: { type: 'string' },
+  // OpenUpgrade's CI passes `--log-handler odoo.models.unlink:WARNING`; the stand-in takes and ignores it.
+  'log-handler': { type: 'string', multiple: true },
+  config: { type: 'string', short: 'c' },
+  'no-database-list': { type: 'boolean' },
+} as const;
+
+function standinOptions(values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'], env: NodeJS.ProcessEnv): StandinOptions {
   // odoo/tools/config.py: the file's [options] first, then what the command line gives wins.
   const rcFile = rcFilePath(values.config, env);
   const file = readRcFile(rcFile);

@@ -129,6 +129,18 @@ describe('ERP stand-in strict rules', () => {
     });
   });
 
+  describe('values that start with a dash (optparse, odoo/tools/config.py)', () => {
+    const noRc = { HOME: runDir('standin-dash-values') };
+    it('takes the word after an option with a value as its value, as optparse does', () => {
+      expect(parseStandinArgs(['-d', 'db', '--db_password', '-x1-', '-w', '--y', '--db_user', '-u'], noRc)).to.include({ database: 'db', dbPassword: '--y', dbUser: '-u' });
+      expect(parseStandinArgs(['--db_password', '-x1', '-d', 'db'], noRc)).to.include({ dbPassword: '-x1', database: 'db' });
+    });
+    it('still refuses an unknown option and an option missing its value', () => {
+      expect(() => parseStandinArgs(['-d', 'db', '--no-such-flag'], noRc)).to.throw(UsageError);
+      expect(() => parseStandinArgs(['-d', 'db', '--db_password'], noRc)).to.throw(UsageError);
+    });
+  });
+
   describe('demo data (demo.ts)', () => {
     const none = { withDemo: false, withDemoInFile: false, withoutDemo: undefined };
     it('16.0–18.0: on unless without_demo; --with-demo does not exist', () => {
