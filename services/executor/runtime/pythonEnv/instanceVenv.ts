@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { writeFileBeneath } from '#shared/fs/beneath.ts';
 import { installDebianPackage } from '#shared/local/debianPackage.ts';
 import type { SystemUser } from '#shared/local/systemUser.ts';
 import { removeTenantAccount, tenantAccount, type UidRange } from '#shared/local/tenantAccount.ts';
@@ -92,16 +93,23 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
     const pipArgs = ['-m', 'pip', 'install', '--no-input', '--no-cache-dir', '--disable-pip-version-check', ...sources, ...copies.flatMap((copy) => ['-r', copy])];
     const output = await run(build, user, join(venv, 'bin', 'python'), pipArgs, work, 'pip install', true);
     if (output.code !== 0) throw new VenvError(pipFailure(output.stderr, files.map((file) => file.path)));
-    writeFileSync(join(venv, READY), `${new Date().toISOString()}\n`);
-    // Handed to root: the account that built it can change nothing any more.
-    if (user) await run(build, null, 'chown', ['-R', '--no-dereference', '0:0', work], work, 'chown');
+    // Handed to root: the account that built it can change nothing any more. pip ran the
+    // repository's packages' own code as that account, so whatever it left running goes first,
+    // or it could swap a folder for a link while the tree is handed over.
+    if (user) {
+      killProcessesOf(user.uid);
+      await run(build, null, 'chown', ['-R', '--no-dereference', '0:0', work], work, 'chown');
+    }
     chmodSync(work, 0o755);
+    // Through a handle, never by path: a link that code planted at the marker's name is replaced, not followed.
+    writeFileBeneath(work, join('venv', READY), `${new Date().toISOString()}\n`, { mode: 0o644 });
     rmSync(final, { recursive: true, force: true });
     // Only its interpreter is run, which finds its venv by the pyvenv.cfg beside it: the move is harmless.
     renameSync(work, final);
     build.log(`python: virtualenv ready at ${final}`);
     return final;
   } catch (error) {
+    if (user) killProcessesOf(user.uid);
     rmSync(work, { recursive: true, force: true });
     throw error;
   } finally {
@@ -171,4 +179,27 @@ export function pipFailure(stderr: string, files: readonly string[]): string {
     /Failed to build (\S+)/.exec(stderr)?.[1];
   const what = name ? `pip could not install ${name}` : 'pip could not install the requirements';
   return `${what} (from ${files.join(', ')}):\n${tail(stderr)}`;
+}
+
+/**
+ * SIGKILL to every process running as `uid` (the build account's, which nobody else uses): what
+ * pip's builds left behind, found in /proc (status's real, effective, saved and file uids).
+ */
+function killProcessesOf(uid: number): void {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${entry}/status`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
+    if (!uids.includes(uid)) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
 }
