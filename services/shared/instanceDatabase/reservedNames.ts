@@ -13,7 +13,9 @@ import { createHash } from 'node:crypto';
  * - instance slugs are `[a-z0-9]+(-[a-z0-9]+)*`, without `_`: a migration's runtime name
  *   `mig_<slug>` is never an instance's;
  * - working instances are instances, so their slug must be one: `migrun-<migration>-<run>`, a
- *   form the control-plane refuses for instances a user creates (`reservedInstanceSlug`).
+ *   form the control-plane refuses for instances a user creates (`reservedInstanceSlug`);
+ * - the conformance check's throwaway instance is an instance too: `erpcheck-<random>`, refused
+ *   likewise, so its folder, OS account and database (`forja_erpcheck_…`) are never a user's.
  */
 
 const MAX_IDENTIFIER_BYTES = 63;
@@ -25,6 +27,8 @@ export const CHECKPOINT_DATABASE_PREFIX = 'forjack_';
 export const ASIDE_DATABASE_PREFIX = 'forjatmp_';
 export const MIGRATION_RUNTIME_PREFIX = 'mig_';
 export const WORKING_INSTANCE_PREFIX = 'migrun-';
+/** The throwaway instance of an `npm run erp:check` run (scripts/erpCheck.ts): its folder, account and database. */
+export const ERP_CHECK_INSTANCE_PREFIX = 'erpcheck-';
 /** Before issue 24 a migration's working database was `forja_mig_<slug>`: instance `mig-<slug>`'s. Old migrations keep that name. */
 export const LEGACY_WORKING_DATABASE_PREFIX = 'forja_mig_';
 
@@ -67,6 +71,7 @@ export function workingInstanceSlug(migrationSlug: string, run: number): string 
 /** Slugs whose instance database or role is another kind's name, and why. */
 const RESERVED: readonly { test: (slug: string) => boolean; why: string }[] = [
   { test: (slug) => slug.startsWith(WORKING_INSTANCE_PREFIX), why: `slugs starting with '${WORKING_INSTANCE_PREFIX}' are reserved for the working instances of migrations` },
+  { test: (slug) => slug.startsWith(ERP_CHECK_INSTANCE_PREFIX), why: `slugs starting with '${ERP_CHECK_INSTANCE_PREFIX}' are reserved for the throwaway instances of the ERP conformance check (npm run erp:check)` },
   { test: (slug) => slug.startsWith('mig-'), why: `slugs starting with 'mig-' are reserved: their databases (${LEGACY_WORKING_DATABASE_PREFIX}…) are the working databases of older migrations` },
   { test: (slug) => slug === 'monitoring', why: `the slug 'monitoring' is reserved: its database role (forja_monitoring) is the monitoring exporter's` },
 ];
