@@ -41,7 +41,7 @@ describe('the addons path in the runtimes', () => {
 
   it('docker: without the stand-in image every folder outside the checkout is mounted, and the container gets those mounts', () => {
     const image = { ref: 'odoo:17.0', command: ['odoo'], standin: false, hostFolder: undefined };
-    const created = serverContainer(spec(PATH), image, { mode: 'host', hostPort: 21000, instanceDomain: undefined }, { user: null, memoryBytes: 1 << 30, pids: 256 });
+    const created = serverContainer(spec(PATH), image, { mode: 'host', hostPort: 21000, instanceDomain: undefined }, { user: { uid: 1000, gid: 1000 }, memoryBytes: 1 << 30, pids: 256 });
     const binds = created.HostConfig?.Binds ?? [];
     expect(binds).to.include.members([
       '/srv/forja/instances/acme-dev/src:/mnt/extra-addons:ro',

@@ -10,7 +10,7 @@ import { instanceDir, instanceLogFile } from '#shared/platform/dataPaths.ts';
 import { DockerRuntime } from '#services/executor/runtime/docker/dockerRuntime.ts';
 import { STANDIN_IMAGE } from '#services/executor/runtime/docker/erpImage.ts';
 import { ErpRunError, type ErpDatabaseServer, type ErpRunSpec } from '#services/executor/runtime/runtime.ts';
-import { testEngine } from '#test/support/podman.ts';
+import { engineOrSkip } from '#test/support/podman.ts';
 import { createTestDatabase, testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { onTeardown } from '#test/support/teardown.ts';
@@ -36,12 +36,7 @@ describe('docker runtime (podman Engine API, ERP stand-in image)', function () {
 
   before(async function () {
     this.timeout(240_000);
-    const engine = await testEngine();
-    if ('skip' in engine) {
-      console.log(`      (skipped: ${engine.skip})`);
-      this.skip();
-    }
-    ({ docker, socketPath } = engine);
+    ({ docker, socketPath } = await engineOrSkip(this));
     await testStandinImage(docker, VERSION);
     const url = new URL((await testCluster()).url);
     db = { host: '127.0.0.1', port: Number(url.port), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };

@@ -17,18 +17,20 @@ const spec: ErpRunSpec = {
   tenant: { kind: 'instance', slug: 'acme-dev' },
 };
 const image = { ref: 'odoo:17.0', command: ['odoo'], standin: false } as unknown as ErpImage;
-const confinement = { user: null, memoryBytes: 1 << 30, pids: 256 };
+const confinement = { user: { uid: 1000, gid: 1000 }, memoryBytes: 1 << 30, pids: 256 };
 
 describe('docker runtime: the one-shot container of an ERP command', () => {
   it('puts the command right after the image\'s (as odoo/cli/command.py reads it), then the instance\'s arguments, without the server\'s --no-http', () => {
-    const cmd = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', [], confinement, 'neutralize').Cmd!;
-    expect(cmd.slice(0, 4)).to.deep.equal(['odoo', 'neutralize', '-c', '/etc/forja/erp.conf']);
+    const created = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', [], confinement, 'neutralize');
+    const cmd = created.Cmd!;
+    expect(created.Entrypoint).to.deep.equal(['odoo']);
+    expect(cmd.slice(0, 3)).to.deep.equal(['neutralize', '-c', '/etc/forja/erp.conf']);
     expect(cmd).to.include.members(['-d', 'forja_acme_dev']).and.not.include('--no-http');
   });
 
   it('keeps a server run as it was: no command, --no-http before the run\'s arguments', () => {
     const cmd = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', ['-i', 'sale', '--stop-after-init'], confinement).Cmd!;
-    expect(cmd[1]).to.equal('-c');
+    expect(cmd[0]).to.equal('-c');
     expect(cmd.slice(-4)).to.deep.equal(['--no-http', '-i', 'sale', '--stop-after-init']);
   });
 });

@@ -113,26 +113,29 @@ describe('npm run erp:check', function () {
 describe('npm run erp:check -- --image (docker runtime)', function () {
   this.timeout(180_000);
 
-  it('passes every behaviour against the stand-in image on 17.0, then leaves nothing behind', async function () {
-    const engine = await testEngine();
-    if ('skip' in engine) {
-      console.log(`      (skipped: ${engine.skip})`);
-      this.skip();
-    }
-    // The stand-in image runs this checkout's code through a bind mount of the checkout alone: a node_modules linked from elsewhere is not in it.
-    if (lstatSync('node_modules').isSymbolicLink()) {
-      console.log('      (skipped: node_modules is a link out of the checkout, which the stand-in image does not mount)');
-      this.skip();
-    }
-    const image = await testStandinImage(engine.docker, '17.0');
-    const adminUrl = (await testCluster()).urlFor('postgres');
-    const dataDir = runDir('erp-check-docker');
-    const run = await erpCheck(['--version', '17.0', '--image', image, '--timeout', '60'], { FORJA_DATA_DIR: dataDir, FORJA_ERP_DATABASE_URL: adminUrl, FORJA_DOCKER_SOCKET: engine.socketPath });
-    expect(run.code, run.stdout + run.stderr).to.equal(0);
-    expect(verdicts(run.stdout), run.stdout).to.have.length(7);
-    expect(run.stdout).to.match(/^summary: 7 passed, 0 failed, 0 skipped \(ERP 17\.0, image localhost\/forja-erp-standin:17\.0\)$/m);
-    expect(await leftovers(adminUrl, dataDir, slugOf(run))).to.deep.equal([]);
-    const containers = await engine.docker.listContainers({ all: true, filters: { label: ['forja.instance'] } });
-    expect(containers.filter((container) => container.Labels['forja.instance']?.startsWith('erpcheck-'))).to.deep.equal([]);
-  });
+  // Issue 25, done-when: modules from addons/ and from a submodule's nested folder install in the container on every version.
+  for (const version of ['16.0', '17.0', '18.0', '19.0']) {
+    it(`passes every behaviour against the stand-in image on ${version}, then leaves nothing behind`, async function () {
+      const engine = await testEngine();
+      if ('skip' in engine) {
+        console.log(`      (skipped: ${engine.skip})`);
+        this.skip();
+      }
+      // The stand-in image runs this checkout's code through a bind mount of the checkout alone: a node_modules linked from elsewhere is not in it.
+      if (lstatSync('node_modules').isSymbolicLink()) {
+        console.log('      (skipped: node_modules is a link out of the checkout, which the stand-in image does not mount)');
+        this.skip();
+      }
+      const image = await testStandinImage(engine.docker, version);
+      const adminUrl = (await testCluster()).urlFor('postgres');
+      const dataDir = runDir('erp-check-docker');
+      const run = await erpCheck(['--version', version, '--image', image, '--timeout', '60'], { FORJA_DATA_DIR: dataDir, FORJA_ERP_DATABASE_URL: adminUrl, FORJA_DOCKER_SOCKET: engine.socketPath });
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(verdicts(run.stdout), run.stdout).to.have.length(7);
+      expect(run.stdout).to.include(`summary: 7 passed, 0 failed, 0 skipped (ERP ${version}, image localhost/forja-erp-standin:${version})`);
+      expect(await leftovers(adminUrl, dataDir, slugOf(run))).to.deep.equal([]);
+      const containers = await engine.docker.listContainers({ all: true, filters: { label: ['forja.instance'] } });
+      expect(containers.filter((container) => container.Labels['forja.instance']?.startsWith('erpcheck-'))).to.deep.equal([]);
+    });
+  }
 });

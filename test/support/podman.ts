@@ -130,3 +130,13 @@ function pings(socketPath: string): Promise<boolean> {
 function onPath(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 }
+
+/** The test engine, or the calling hook or test skipped with the reason printed. */
+export async function engineOrSkip(context: Mocha.Context): Promise<{ socketPath: string; docker: Docker }> {
+  const engine = await testEngine();
+  if ('skip' in engine) {
+    console.log(`      (skipped: ${engine.skip})`);
+    context.skip();
+  }
+  return engine as { socketPath: string; docker: Docker };
+}

@@ -38,7 +38,9 @@ describe('the web shell on the docker runtime (an exec in the instance container
     container = await docker.createContainer({
       Image: image,
       name: `forja-${SLUG}-erp`,
-      Cmd: [NODE, '-e', 'setInterval(() => {}, 1 << 30)'],
+      // Past the image's entrypoint, as the runtime starts it (erpContainer.ts), which needs the checkout mounted.
+      Entrypoint: [NODE],
+      Cmd: ['-e', 'setInterval(() => {}, 1 << 30)'],
       Labels: { 'forja.instance': SLUG, 'forja.role': 'erp' },
       HostConfig: { NetworkMode: 'host' },
     });

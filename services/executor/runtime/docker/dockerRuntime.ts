@@ -5,6 +5,7 @@ import { assertPortFree } from '../../ports/portCheck.ts';
 import { writeErpConfig } from '../erpConfigFile.ts';
 import { prepareTenant } from '../tenantFolders.ts';
 import { followOutput } from './containerLog.ts';
+import { containerAccount, engineMapping, type Account, type EngineMapping } from './containerUser.ts';
 import type { ErpRunSpec, ErpServerUrls, Runtime } from '../runtime.ts';
 import { engineStatus, openEngine, tolerating } from './engine.ts';
 import { assertDatabaseReachable, containerConfigOptions, erpContainerName, LABELS, serverContainer, type Confinement, type NetworkMode } from './erpContainer.ts';
@@ -17,9 +18,10 @@ import { removeOneShotContainer, runOneShot } from './oneShotRun.ts';
  * The docker runtime: each instance's ERP runs in a container `forja-<slug>-erp` on a Docker
  * Engine API (dockerd, or podman's API service), labelled `forja.instance=<slug>`.
  *
- * The container's command is the image's ERP command (label `forja.erp-command`, default `odoo`,
- * as the official image's entrypoint expects) followed by the `odoo-bin` arguments, so the
- * image's ENTRYPOINT still runs: an image built FROM odoo needs no label, another sets one.
+ * The container's entrypoint is the image's ERP command (label `forja.erp-command`, default `odoo`,
+ * as in the official image), followed by the `odoo-bin` arguments: the image's own ENTRYPOINT does
+ * not run (erpContainer.ts says why), so an image built FROM odoo needs no label, another sets
+ * one, and whatever an entrypoint would set up belongs in the image.
  * Containers outlive the executor: `start` adopts a running one, and deaths are seen on the
  * engine's event stream (ExitWatcher), whoever started the container.
  */
@@ -65,6 +67,8 @@ export class DockerRuntime implements Runtime {
   private readonly followers = new Map<string, () => void>();
   /** What `build`, `start` and `runOnce` learnt of each version's image, for the synchronous `usesStandin`. */
   private readonly standinByVersion = new Map<string, boolean>();
+  /** Whether the engine runs rootless, asked once. */
+  private mapping: Promise<EngineMapping> | undefined;
   /** Start, stop and destroy of one instance run one at a time. */
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -108,8 +112,9 @@ export class DockerRuntime implements Runtime {
     assertDatabaseReachable(spec, this.options.networkMode);
     const image = await this.image(spec.erpVersion);
     if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-    const user = prepareTenant(spec, this.uidRange);
-    await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image, { server: false, mode: this.options.networkMode }), user);
+    const tenant = prepareTenant(spec, this.uidRange);
+    const user = await this.containerAccount(tenant);
+    await writeErpConfig(spec.dataDir, containerConfigOptions(spec, image, { server: false, mode: this.options.networkMode }), tenant);
     await runOneShot(this.docker, spec, image, this.options.networkMode, args, { user, ...this.limits }, signal, subcommand);
   }
 
@@ -123,10 +128,11 @@ export class DockerRuntime implements Runtime {
       assertDatabaseReachable(spec, this.options.networkMode);
       const image = await this.image(spec.erpVersion);
       if (this.options.networkMode === 'bridge') await ensureInstanceNetwork(this.docker, spec.slug);
-      const user = prepareTenant(spec, this.uidRange);
+      const tenant = prepareTenant(spec, this.uidRange);
+      const user = await this.containerAccount(tenant);
       const config = containerConfigOptions(spec, image, { server: true, mode: this.options.networkMode, geventPort: hostGeventPort });
-      // The file is the tenant's (0600): the container runs as its uid (as root), else as Forja's own.
-      await writeErpConfig(spec.dataDir, config, user);
+      // The file is the tenant's (0600) as root, else Forja's own: the container runs as that account (containerUser.ts).
+      await writeErpConfig(spec.dataDir, config, tenant);
       const gevent = config.gevent_port === undefined ? undefined : hostGeventPort;
       await this.exits.ready(); // its death must not slip past the watcher
       await assertPortFree(hostPort, spec.slug);
@@ -136,7 +142,7 @@ export class DockerRuntime implements Runtime {
       try {
         await container.start();
       } catch (error) {
-        await tolerating([404], () => container.remove({ force: true }));
+        await tolerating([404], () => container.remove({ force: true, v: true }));
         throw error;
       }
       await this.follow(spec, true);
@@ -209,8 +215,15 @@ export class DockerRuntime implements Runtime {
     const gevent = labels[LABELS.hostGeventPort];
     if (info.State.Running && port && labels[LABELS.database] === spec.database) return { url: urlOf(port), ...(gevent ? { geventUrl: urlOf(gevent) } : {}) };
     if (info.State.Running) this.exits.expect(info.Id);
-    await tolerating([404], () => container.remove({ force: true }));
+    await tolerating([404], () => container.remove({ force: true, v: true }));
     return null;
+  }
+
+  /** Asks the engine once whether it runs rootless, which decides the account containers run as. */
+  private async containerAccount(tenant: Account | null): Promise<Account> {
+    this.mapping ??= this.docker.info().then((info: { SecurityOptions?: string[] }) => engineMapping(info.SecurityOptions));
+    const executor = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    return containerAccount(executor, tenant, await this.mapping);
   }
 
   private async image(erpVersion: string): Promise<ErpImage> {

@@ -4,6 +4,7 @@ import { ConfigError } from '#shared/config/config.ts';
 import { erpConfigDir } from '../erpConfigFile.ts';
 import { erpOptions } from '../erpOptions.ts';
 import type { ErpRunSpec } from '../runtime.ts';
+import type { Account } from './containerUser.ts';
 import type { ErpImage } from './erpImage.ts';
 
 /**
@@ -119,14 +120,12 @@ export function erpArgs(spec: ErpRunSpec): string[] {
 }
 
 /**
- * ODOO_RC: the official image's entrypoint reads db_host, db_port, db_user and db_password from
- * that file instead of its defaults (`--db_host db`); HOST, PORT and USER stay for an entrypoint
- * that reads only those. No password here: the stand-in and the ERP read db_password from the file.
+ * ODOO_RC names Forja's file, for any tool in the image that looks for the ERP's configuration
+ * there (the official entrypoint's does). No password here: the ERP reads db_password from the file.
  */
 function erpEnv(spec: ErpRunSpec): string[] {
-  const { host, port, user } = spec.db;
   // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
-  return [`ODOO_RC=${IN_CONTAINER.config}/erp.conf`, `HOST=${host}`, `PORT=${port}`, `USER=${user}`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
+  return [`ODOO_RC=${IN_CONTAINER.config}/erp.conf`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {
@@ -139,6 +138,17 @@ function binds(spec: ErpRunSpec, image: ErpImage): string[] {
     ...containerAddons(spec, image).binds,
     ...(image.hostFolder ? [`${image.hostFolder}:${image.hostFolder}:ro`] : []),
   ];
+}
+
+/**
+ * The official image declares /var/lib/odoo and /mnt/extra-addons as volumes: without a mount of
+ * their own the engine makes an anonymous volume for each at every start, owned by the image's
+ * user. A small root-owned tmpfs instead: nothing the ERP could write to, gone with the container,
+ * and the instance's leaves are bound below it.
+ */
+function volumeStandIns(spec: ErpRunSpec): Record<string, string> {
+  const empty = 'rw,size=64k,mode=0755';
+  return { [IN_CONTAINER.data]: empty, ...(spec.sourceDir ? {} : { [IN_CONTAINER.addons]: empty }) };
 }
 
 /**
@@ -166,23 +176,33 @@ export function routingLabels(slug: string, domain: string, placement: Pick<Plac
 }
 
 /**
- * What every ERP container is held to: customer code runs in it. Not root (the host folders it
- * writes are the tenant account's leaves), no capabilities, no privilege gain through setuid files, and
- * bounded memory and process count, so one instance cannot take the machine down.
+ * What every ERP container is held to: customer code runs in it. Not the image's user but the
+ * account that owns the instance's folders and configuration file (containerUser.ts), no
+ * capabilities, no privilege gain through setuid files, and bounded memory and process count, so
+ * one instance cannot take the machine down.
  */
 export interface Confinement {
-  /** Host uid:gid the container runs as (the tenant's account when the executor is root), else the image's user. */
-  user: { uid: number; gid: number } | null;
+  /** Host uid:gid the container runs as (containerAccount). */
+  user: Account;
   memoryBytes: number;
   pids: number;
 }
 
 function confined(confinement: Confinement) {
   return {
-    user: confinement.user ? { User: `${confinement.user.uid}:${confinement.user.gid}` } : {},
+    user: { User: `${confinement.user.uid}:${confinement.user.gid}` },
     host: { CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Memory: confinement.memoryBytes, MemorySwap: confinement.memoryBytes, PidsLimit: confinement.pids },
   };
 }
+
+/**
+ * The image's ERP command is the container's entrypoint: the image's own ENTRYPOINT does not run.
+ * The official one (odoo/docker `<version>/entrypoint.sh`) appends `--db_host --db_port --db_user
+ * --db_password` to the command line, always up to 18.0 (the password then shows in `ps` on the
+ * host), and on 19.0 whenever it cannot read the file; and it waits for a database Forja has just
+ * made. Forja's configuration file already holds all four.
+ */
+const entrypoint = (image: ErpImage) => ({ Entrypoint: image.command });
 
 /** The instance's long-running ERP server. */
 export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Placement, confinement: Confinement): ContainerCreateOptions {
@@ -194,7 +214,8 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
   return {
     name: erpContainerName(spec.slug),
     Image: image.ref,
-    Cmd: [...image.command, ...erpArgs(spec), ...http],
+    ...entrypoint(image),
+    Cmd: [...erpArgs(spec), ...http],
     Env: erpEnv(spec),
     ...limits.user,
     Labels: {
@@ -209,6 +230,7 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
     HostConfig: {
       NetworkMode: bridge ? networkName(spec.slug) : 'host',
       Binds: binds(spec, image),
+      Tmpfs: volumeStandIns(spec),
       ...(bridge ? { PortBindings: ports } : {}),
       RestartPolicy: { Name: 'no' },
       ...limits.host,
@@ -226,13 +248,15 @@ export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: Networ
   return {
     name,
     Image: image.ref,
-    Cmd: subcommand ? [...image.command, subcommand, ...erpArgs(spec), ...args] : [...image.command, ...erpArgs(spec), '--no-http', ...args],
+    ...entrypoint(image),
+    Cmd: subcommand ? [subcommand, ...erpArgs(spec), ...args] : [...erpArgs(spec), '--no-http', ...args],
     Env: erpEnv(spec),
     ...limits.user,
     Labels: { [LABELS.instance]: spec.slug, [LABELS.role]: 'run', [LABELS.database]: spec.database },
     HostConfig: {
       NetworkMode: mode === 'bridge' ? networkName(spec.slug) : 'host',
       Binds: binds(spec, image),
+      Tmpfs: volumeStandIns(spec),
       RestartPolicy: { Name: 'no' },
       ...limits.host,
     },

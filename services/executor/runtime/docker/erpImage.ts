@@ -4,7 +4,7 @@ import { engineStatus } from './engine.ts';
 
 /**
  * Image labels this runtime reads. None is required: an image without them (the official `odoo`
- * image) is run as `odoo <args>` through its own entrypoint.
+ * image) runs `odoo <args>` as its entrypoint, in place of the image's own (erpContainer.ts).
  */
 export const IMAGE_LABELS = {
   /** `true` on images of Forja's ERP stand-in. */

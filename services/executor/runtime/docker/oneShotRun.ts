@@ -48,6 +48,6 @@ export async function runOneShot(docker: Docker, spec: ErpRunSpec, image: ErpIma
     throw new ErpRunError(`${what} exited with code ${code}`, code, logTail(spec.root, spec.logFile, { from: logStart, count: TAIL_LINES }));
   } finally {
     signal?.removeEventListener('abort', kill);
-    await tolerating([404, 409], () => container.remove({ force: true }));
+    await tolerating([404, 409], () => container.remove({ force: true, v: true }));
   }
 }
