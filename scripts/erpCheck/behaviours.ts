@@ -77,6 +77,7 @@ export function behaviours(env: CheckEnvironment, spec: ErpRunSpec, timeoutMs: n
   };
   const major = Number.parseInt(spec.erpVersion, 10);
   return [
+    { name: `install a module from the repository's root (${CHECK_MODULES.root})`, run: install(CHECK_MODULES.root) },
     { name: `install a module from a nested folder (addons/${CHECK_MODULES.addons})`, run: install(CHECK_MODULES.addons) },
     { name: `install a module from a git submodule's nested folder (vendor/oca-tools/web_tools/${CHECK_MODULES.submodule})`, run: install(CHECK_MODULES.submodule) },
     {

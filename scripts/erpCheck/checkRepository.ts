@@ -7,11 +7,12 @@ const exec = promisify(execFile);
 
 /**
  * A hosting team's repository in the layout Odoo.sh expects (odoo/documentation,
- * content/administration/odoo_sh/advanced/submodules.rst): nothing at its root, one module in
+ * content/administration/odoo_sh/advanced/submodules.rst): one module at its root, one in
  * `addons/`, and a git submodule (an OCA-like repository) whose module sits one folder down.
- * Neither folder is the checkout root, so only an addons path built as Odoo.sh builds it finds them.
+ * Only an addons path built as Odoo.sh builds it finds all three; the root also holds folders
+ * that are not modules, which the ERP must pass over.
  */
-export const CHECK_MODULES = { addons: 'forja_check_addons', submodule: 'forja_check_submodule' } as const;
+export const CHECK_MODULES = { root: 'forja_check_root', addons: 'forja_check_addons', submodule: 'forja_check_submodule' } as const;
 
 /** Where the submodule goes in the main repository, and its module's folder inside it. */
 const SUBMODULE_PATH = 'vendor/oca-tools';
@@ -58,6 +59,7 @@ export async function createCheckRepository(dir: string): Promise<CheckRepositor
   const submodule = await committed(real, 'oca-tools', (work) => writeModule(join(work, SUBMODULE_FOLDER, CHECK_MODULES.submodule), 'erp:check submodule module'));
   const main = await committed(real, 'customer', async (work) => {
     await writeFile(join(work, 'README.md'), 'A repository made by npm run erp:check.\n');
+    await writeModule(join(work, CHECK_MODULES.root), 'erp:check root module');
     await writeModule(join(work, 'addons', CHECK_MODULES.addons), 'erp:check addons module');
     await git(work, 'submodule', 'add', '-q', submodule.url, SUBMODULE_PATH);
   });

@@ -72,12 +72,13 @@ describe('npm run erp:check', function () {
     const run = await erpCheck(['--version', '17.0'], env);
     expect(run.code, run.stdout + run.stderr).to.equal(0);
     const lines = verdicts(run.stdout);
-    expect(lines, run.stdout).to.have.length(7);
+    expect(lines, run.stdout).to.have.length(8);
     for (const line of lines) expect(line).to.match(/^PASS .+ \(\d+ ms\)$/);
+    expect(run.stdout).to.match(/PASS install a module from the repository's root \(forja_check_root\)/);
     expect(run.stdout).to.match(/PASS install a module from a nested folder \(addons\/forja_check_addons\)/);
     expect(run.stdout).to.match(/PASS install a module from a git submodule's nested folder/);
     expect(run.stdout).to.match(/PASS neutralize -d DB flags the database/);
-    expect(run.stdout).to.match(/^summary: 7 passed, 0 failed, 0 skipped \(ERP 17\.0, Forja's ERP stand-in\)$/m);
+    expect(run.stdout).to.match(/^summary: 8 passed, 0 failed, 0 skipped \(ERP 17\.0, Forja's ERP stand-in\)$/m);
     expect(await leftovers(adminUrl, dataDir, slugOf(run))).to.deep.equal([]);
   });
 
@@ -86,10 +87,10 @@ describe('npm run erp:check', function () {
     writeFileSync(fake, '#!/bin/sh\n# An ERP that accepts every command line and does nothing.\nexit 0\n', { mode: 0o755 });
     const run = await erpCheck(['--version', '17.0', '--command', fake, '--timeout', '3'], env);
     expect(run.code, run.stdout + run.stderr).to.equal(1);
-    expect(run.stdout).to.match(/^FAIL install a module from a nested folder \(addons\/forja_check_addons\): modules not installed: base, forja_check_addons \(not found in the addons path: .*\/src\/addons, .*\/src\/vendor\/oca-tools\/web_tools\)$/m);
+    expect(run.stdout).to.match(/^FAIL install a module from a nested folder \(addons\/forja_check_addons\): modules not installed: base, forja_check_addons \(not found in the addons path: .*\/src, .*\/src\/addons, .*\/src\/vendor\/oca-tools\/web_tools\)$/m);
     expect(run.stdout).to.match(/^FAIL readiness: .*not ready within/m);
     expect(run.stdout).to.match(/^FAIL configuration file honoured: .*not checked: the ERP server never became ready/m);
-    expect(run.stdout).to.match(/^summary: 0 passed, 7 failed, 0 skipped \(ERP 17\.0, command .*odoo-bin\)$/m);
+    expect(run.stdout).to.match(/^summary: 0 passed, 8 failed, 0 skipped \(ERP 17\.0, command .*odoo-bin\)$/m);
     expect(await leftovers(adminUrl, dataDir, slugOf(run))).to.deep.equal([]);
   });
 
@@ -131,8 +132,8 @@ describe('npm run erp:check -- --image (docker runtime)', function () {
       const dataDir = runDir('erp-check-docker');
       const run = await erpCheck(['--version', version, '--image', image, '--timeout', '60'], { FORJA_DATA_DIR: dataDir, FORJA_ERP_DATABASE_URL: adminUrl, FORJA_DOCKER_SOCKET: engine.socketPath });
       expect(run.code, run.stdout + run.stderr).to.equal(0);
-      expect(verdicts(run.stdout), run.stdout).to.have.length(7);
-      expect(run.stdout).to.include(`summary: 7 passed, 0 failed, 0 skipped (ERP ${version}, image localhost/forja-erp-standin:${version})`);
+      expect(verdicts(run.stdout), run.stdout).to.have.length(8);
+      expect(run.stdout).to.include(`summary: 8 passed, 0 failed, 0 skipped (ERP ${version}, image localhost/forja-erp-standin:${version})`);
       expect(await leftovers(adminUrl, dataDir, slugOf(run))).to.deep.equal([]);
       const containers = await engine.docker.listContainers({ all: true, filters: { label: ['forja.instance'] } });
       expect(containers.filter((container) => container.Labels['forja.instance']?.startsWith('erpcheck-'))).to.deep.equal([]);
