@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type Docker from 'dockerode';
 import { freePort } from '#shared/local/freePort.ts';
@@ -16,6 +19,9 @@ import { runDir } from '#test/support/runDir.ts';
 import { onTeardown } from '#test/support/teardown.ts';
 import { testStandinImage } from '#test/support/standinImage.ts';
 import { waitUntil } from '#test/support/wait.ts';
+
+const exec = promisify(execFile);
+const FIXTURE = new URL('./fixtures/dockerRuntimeAsUser.ts', import.meta.url).pathname;
 
 /**
  * Issue 25, item 7: the docker runtime with an image laid out like the official one (odoo/docker
@@ -54,6 +60,16 @@ describe('docker runtime with the official image\'s layout (user 101, volumes, e
     onTeardown(async () => removeTenantAccount('instance', slug));
     const database = new URL(await createTestDatabase('erp')).pathname.slice(1);
     return { slug, erpVersion, edition: 'community', database, db, sourceDir: null, addonsPath: [], dataDir: instanceDir(root, slug), logFile: instanceLogFile(root, slug, 'erp'), root, tenant: { kind: 'instance', slug } };
+  }
+
+  /** Lets every account reach the test engine's socket for one test (it is the test's private engine), and puts it back. */
+  async function reachableBy(socket: string): Promise<() => void> {
+    const changed = [socket, dirname(socket)].map((path) => ({ path, mode: statSync(path).mode & 0o7777 }));
+    chmodSync(dirname(socket), changed[1]!.mode | 0o011);
+    chmodSync(socket, 0o666);
+    return () => {
+      for (const { path, mode } of changed) chmodSync(path, mode);
+    };
   }
 
   const commandLineOf = async (slug: string) => {
@@ -95,6 +111,36 @@ describe('docker runtime with the official image\'s layout (user 101, volumes, e
       expect((info.Mounts ?? []).filter((mount) => mount.Type === 'volume')).to.deep.equal([]);
     });
   }
+
+  it('not root: runs the ERP as the executor\'s own account, which wrote the 0600 file and the folders, not as the image\'s 101', async function () {
+    if (process.getuid?.() !== 0) this.skip(); // root makes the ordinary account the executor runs as here
+    await testStandinImage(docker, '17.0');
+    const executor = tenantAccount('instance', `x${randomBytes(4).toString('hex')}`)!;
+    onTeardown(async () => removeTenantAccount('instance', executor.name.slice(3)));
+    const spec = { ...(await newSpec('17.0')), root: runDir('nonroot-executor') };
+    Object.assign(spec, { dataDir: instanceDir(spec.root, spec.slug), logFile: instanceLogFile(spec.root, spec.slug, 'erp') });
+    chownSync(spec.root, executor.uid, executor.gid);
+    const restore = await reachableBy(socketPath);
+    const runtime = runtimeFor();
+    started.push({ runtime, slug: spec.slug });
+    try {
+      const port = await freePort();
+      const { stdout } = await exec('setpriv', ['--reuid', String(executor.uid), '--regid', String(executor.gid), '--clear-groups', '--', process.execPath, '--import', 'tsx', FIXTURE, JSON.stringify({ socketPath, image: `${STANDIN_IMAGE}:{version}`, port, spec })], {
+        env: { ...process.env, HOME: spec.root },
+        timeout: 60_000,
+      });
+      const { url, uid } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { url: string; uid: number };
+      expect(uid).to.equal(executor.uid);
+      await waitUntil(() => fetch(`${url}/web/login?db=${spec.database}`).then((res) => res.status === 200, () => false), 'the ERP to serve /web/login', 30_000);
+      const info = await docker.getContainer(erpContainerName(spec.slug)).inspect();
+      expect(info.Config.User).to.equal(`${executor.uid}:${executor.gid}`);
+      const config = statSync(join(spec.dataDir, 'run', 'erp.conf'));
+      expect([config.uid, config.mode & 0o777]).to.deep.equal([executor.uid, 0o600]);
+      expect((await commandLineOf(spec.slug)).filter((word) => word.startsWith('--db_'))).to.deep.equal([]);
+    } finally {
+      restore();
+    }
+  });
 
   it('guard: the image\'s own entrypoint on 17.0 would put the database password on the ERP\'s command line', async function () {
     if (process.getuid?.() !== 0) this.skip();
