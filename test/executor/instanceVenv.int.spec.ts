@@ -101,4 +101,22 @@ describe("process runtime: an instance's Python environment (real pip, a local w
     expect(readFileSync(spec.logFile, 'utf8')).to.include('ERROR: No matching distribution found for forja-no-such-package==9.9');
     expect(readdirSync(join(root, 'venvs')).filter((name) => name === basename(dirname(dirname(dirname(spec.python!)))) || name.startsWith('.build-'))).to.deep.equal([]);
   });
+  it('rebuilds a ready venv when the wheels come from elsewhere now, saying why; the same settings reuse it again', async () => {
+    const first = await instance('forjatestdep\n');
+    await runtime.build(first);
+    const otherWheels = runDir('other-wheels');
+    writeWheel(otherWheels, 'forjatestdep', '1.0');
+    const moved = new ProcessRuntime({ dataDir: root, pip: { findLinks: otherWheels } });
+    try {
+      const second = await instance('forjatestdep\n');
+      await moved.build(second);
+      expect(readFileSync(second.logFile, 'utf8')).to.include(`python: rebuilding the virtualenv ${dirname(dirname(dirname(second.python!)))}: built from another FORJA_PIP_FIND_LINKS`);
+      await moved.runOnce(second, ['-i', 'acme_dep', '--stop-after-init']);
+      const third = await instance('forjatestdep\n');
+      await moved.build(third);
+      expect(readFileSync(third.logFile, 'utf8')).to.include('python: reusing the virtualenv');
+    } finally {
+      await moved.close();
+    }
+  });
 });

@@ -55,13 +55,38 @@ export function ensureInstanceVenv(build: VenvBuild): Promise<string | null> {
   const key = requirementsKey(build.erpVersion, files);
   const dir = join(build.root, 'venvs', key);
   const python = venvPython(build.root, key);
-  if (existsSync(join(dir, 'venv', READY))) {
+  const stale = staleness(join(dir, 'venv', READY), build);
+  if (stale === null) {
     build.log(`python: reusing the virtualenv ${dir} (same requirements: ${files.map((file) => file.path).join(', ')})`);
     return Promise.resolve(python);
   }
+  if (stale !== 'none') build.log(`python: rebuilding the virtualenv ${dir}: ${stale}`);
   const running = building.get(dir) ?? makeVenv(build, key, files).finally(() => building.delete(dir));
   building.set(dir, running);
   return running.then(() => python);
+}
+
+/**
+ * What a venv was built from besides the requirement files (its key): the interpreter it is made
+ * from and layered on, and where pip looked. Kept in its ready marker; a venv built from others is
+ * rebuilt, so a new base interpreter for a version never leaves instances on a venv layered on the old one.
+ */
+function builtFrom(build: Pick<VenvBuild, 'basePython' | 'pip'>): { basePython: string; indexUrl: string | null; findLinks: string | null } {
+  return { basePython: build.basePython, indexUrl: build.pip.indexUrl ?? null, findLinks: build.pip.findLinks ?? null };
+}
+
+/** null: the ready venv matches; 'none': there is none; else why it does not match. */
+function staleness(marker: string, build: Pick<VenvBuild, 'basePython' | 'pip'>): string | null {
+  if (!existsSync(marker)) return 'none';
+  let recorded: Partial<ReturnType<typeof builtFrom>> = {};
+  try {
+    recorded = JSON.parse(readFileSync(marker, 'utf8')) as typeof recorded;
+  } catch {
+    // A marker of an earlier Forja (a date): what it was built from is unknown.
+  }
+  const wanted = builtFrom(build);
+  const changed = (Object.keys(wanted) as Array<keyof typeof wanted>).filter((name) => recorded[name] !== wanted[name]);
+  return changed.length === 0 ? null : `built from another ${changed.map((name) => ({ basePython: 'base interpreter', indexUrl: 'FORJA_PIP_INDEX_URL', findLinks: 'FORJA_PIP_FIND_LINKS' })[name]).join(', ')}`;
 }
 
 async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof requirementFiles>): Promise<string> {
@@ -102,7 +127,7 @@ async function makeVenv(build: VenvBuild, key: string, files: ReturnType<typeof 
     }
     chmodSync(work, 0o755);
     // Through a handle, never by path: a link that code planted at the marker's name is replaced, not followed.
-    writeFileBeneath(work, join('venv', READY), `${new Date().toISOString()}\n`, { mode: 0o644 });
+    writeFileBeneath(work, join('venv', READY), `${JSON.stringify({ builtAt: new Date().toISOString(), ...builtFrom(build) })}\n`, { mode: 0o644 });
     rmSync(final, { recursive: true, force: true });
     // Only its interpreter is run, which finds its venv by the pyvenv.cfg beside it: the move is harmless.
     renameSync(work, final);
