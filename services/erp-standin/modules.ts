@@ -45,6 +45,8 @@ export async function initializeDatabase(options: StandinOptions, setup: Standin
       updating: options.update.length > 0,
       upgradePath: setup.upgradePath,
       load: options.load,
+      onPath: (name) => setup.known.has(name),
+      targetVersion: process.env.OPENUPGRADE_TARGET_VERSION?.trim() || undefined,
     });
     if (decision.kind === 'refused') throw new MigrationError(decision.message);
 
@@ -100,6 +102,7 @@ async function applyDecision(client: pg.Client, decision: UpgradeDecision, updat
       log(decision.level, 'odoo.modules.migration', decision.message);
       return;
     case 'migrate': {
+      if (decision.target) log('INFO', 'odoo.modules.migration', `OpenUpgrade: migrating to ${decision.to}, on the way to ${decision.target} (OPENUPGRADE_TARGET_VERSION)`);
       // Dependency-ish order: base first, then by name.
       const order = [...updates.updating].sort((a, b) => (a === 'base' ? -1 : b === 'base' ? 1 : a < b ? -1 : a > b ? 1 : 0));
       const modules = order.map((name) => ({ name, installed: updates.installed.get(name) ?? '', target: updates.installable(name) ? updates.current(name) : undefined }));

@@ -8,3 +8,5 @@ import { fileURLToPath } from 'node:url';
  */
 export const STANDIN_STANDARD_ADDONS = fileURLToPath(new URL('./addons', import.meta.url));
 export const STANDIN_BASE_ADDONS = fileURLToPath(new URL('./odoo/addons', import.meta.url));
+/** The stand-in's imitation of an OpenUpgrade checkout's root: openupgrade_framework and openupgrade_scripts (openupgrade/README.md). */
+export const STANDIN_OPENUPGRADE = fileURLToPath(new URL('./openupgrade', import.meta.url));

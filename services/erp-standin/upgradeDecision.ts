@@ -4,7 +4,7 @@ import { compareVersions, majorOf } from './version.ts';
 export type UpgradeDecision =
   /** Nothing older than the server: plain install and update. */
   | { kind: 'none' }
-  | { kind: 'migrate'; from: string; to: string }
+  | { kind: 'migrate'; from: string; to: string; target?: string }
   /** The run goes on, but no installed module changes version; said at `level` so a post-check has a line to point at. */
   | { kind: 'not-migrated'; level: 'WARNING' | 'ERROR'; message: string }
   /** The run stops before changing anything (exit 1). */
@@ -19,6 +19,10 @@ export interface UpgradeInputs {
   updating: boolean;
   upgradePath: readonly string[];
   load: readonly string[];
+  /** OPENUPGRADE_TARGET_VERSION: the chain's last version, which OpenUpgrade reads from the environment. */
+  targetVersion?: string | undefined;
+  /** Whether a module is on the addons path (a `--load` module must be). */
+  onPath?: (name: string) => boolean;
 }
 
 export const FRAMEWORK = 'openupgrade_framework';
@@ -49,8 +53,17 @@ export function decideUpgrade(input: UpgradeInputs): UpgradeDecision {
   if (upgradePath.length === 0) {
     return { kind: 'not-migrated', level: 'WARNING', message: `database ${database} has modules at ${oldest} and this server is ${server}, but no --upgrade-path was given: no module migrated` };
   }
+  // odoo/service/server.py (load_server_wide_modules) only logs a module it cannot import and goes on;
+  // OpenUpgrade would then migrate without its framework's patches. Stricter here, on purpose: refused.
+  const absent = load.filter((name) => !['base', 'web'].includes(name) && input.onPath !== undefined && !input.onPath(name));
+  if (absent.length > 0) {
+    return { kind: 'refused', message: `Failed to load server-wide module \`${absent[0]}\`: it is not on the addons path (--load=${load.join(',')}): no module migrated` };
+  }
   if (!load.includes(FRAMEWORK)) {
     return { kind: 'not-migrated', level: 'ERROR', message: `Couldn't load module ${FRAMEWORK} (not in --load=${load.join(',')}): no module migrated` };
   }
-  return { kind: 'migrate', from: oldest, to: server };
+  if (input.targetVersion !== undefined && compareVersions(input.targetVersion, server) < 0) {
+    return { kind: 'refused', message: `OPENUPGRADE_TARGET_VERSION=${input.targetVersion} is older than this server (${server}): the chain's last version cannot come before this hop` };
+  }
+  return { kind: 'migrate', from: oldest, to: server, ...(input.targetVersion !== undefined ? { target: input.targetVersion } : {}) };
 }

@@ -34,6 +34,12 @@ export const executorSettingsSchema = {
       description:
         "the ERP's standard addons folders, comma-separated, first on every instance's addons path; {version} is replaced (/opt/odoo/{version}/addons); unset = the stand-in's own when the ERP is the stand-in, else none (the ERP's default)",
     },
+    FORJA_OPENUPGRADE_PATH: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "OCA OpenUpgrade's checkout of a version, {version} replaced (/opt/openupgrade/{version}): its root (openupgrade_framework, openupgrade_scripts) goes on the addons path of OpenUpgrade hops, and its openupgrade_scripts/scripts is ${paths.upgrade} unless FORJA_UPGRADE_PATH says otherwise; unset = the stand-in's imitation when the ERP is the stand-in, else such a hop fails saying so",
+    },
     FORJA_ERP_ENTERPRISE_ADDONS: {
       type: 'string',
       minLength: 1,
@@ -133,6 +139,7 @@ export interface ExecutorSettings {
   FORJA_RUNTIME: 'auto' | 'process' | 'docker';
   FORJA_ERP_COMMAND?: string;
   FORJA_ERP_ADDONS?: string;
+  FORJA_OPENUPGRADE_PATH?: string;
   FORJA_ERP_ENTERPRISE_ADDONS?: string;
   FORJA_PIP_INDEX_URL?: string;
   FORJA_PIP_FIND_LINKS?: string;

@@ -83,7 +83,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       dataDir: config.FORJA_DATA_DIR,
       uidRange,
       healthTimeoutMs: settings.FORJA_HEALTH_TIMEOUT_S * 1000,
-      addons: { FORJA_ERP_ADDONS: settings.FORJA_ERP_ADDONS, FORJA_ERP_ENTERPRISE_ADDONS: settings.FORJA_ERP_ENTERPRISE_ADDONS },
+      addons: { FORJA_ERP_ADDONS: settings.FORJA_ERP_ADDONS, FORJA_ERP_ENTERPRISE_ADDONS: settings.FORJA_ERP_ENTERPRISE_ADDONS, FORJA_OPENUPGRADE_PATH: settings.FORJA_OPENUPGRADE_PATH },
       erpServer: erpServerSettings(settings),
       ports: portAllocator({ range: parsePortRange(settings.FORJA_ERP_PORTS), reserved: () => keptPorts(readModel) }),
       heartbeatMs: Math.max(200, Math.floor(ackWaitMs / 4)),
@@ -109,7 +109,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       blobs,
       pull: pullSettingsFrom(config),
       filestoreLimits: filestoreLimits(settings),
-      upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH),
+      upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH ?? (settings.FORJA_OPENUPGRADE_PATH ? `${settings.FORJA_OPENUPGRADE_PATH}/openupgrade_scripts/scripts` : undefined)),
       heartbeatMs: env.heartbeatMs,
       addons: env.addons,
     };

@@ -45,4 +45,16 @@ describe('ERP stand-in upgrade decision', () => {
     expect(decideUpgrade({ ...openupgrade, server: undefined, upgradePath: [] })).to.deep.equal({ kind: 'none' });
     expect(decideUpgrade({ ...openupgrade, server: undefined })).to.include({ kind: 'refused' });
   });
+
+  it('refuses when a --load module is not on the addons path (OpenUpgrade would migrate without its framework), naming it', () => {
+    const decision = decideUpgrade({ ...openupgrade, onPath: (name) => name !== 'openupgrade_framework' });
+    expect(decision).to.include({ kind: 'refused' });
+    expect(decision).to.have.property('message').that.includes('Failed to load server-wide module `openupgrade_framework`: it is not on the addons path');
+    expect(decideUpgrade({ ...openupgrade, onPath: () => true })).to.include({ kind: 'migrate' });
+  });
+
+  it('honours OPENUPGRADE_TARGET_VERSION: carried into the migration, refused when older than the hop', () => {
+    expect(decideUpgrade({ ...openupgrade, targetVersion: '18.0' })).to.deep.equal({ kind: 'migrate', from: '16.0', to: '17.0', target: '18.0' });
+    expect(decideUpgrade({ ...openupgrade, targetVersion: '16.0' })).to.include({ kind: 'refused' }).and.have.property('message').that.includes('OPENUPGRADE_TARGET_VERSION=16.0 is older than this server (17.0)');
+  });
 });

@@ -2,8 +2,8 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
-import { addonsPathFor, AddonsPathError, MAX_ADDONS_FOLDERS, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
+import { STANDIN_OPENUPGRADE, STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
+import { addonsPathFor, AddonsPathError, MAX_ADDONS_FOLDERS, openUpgradeAddons, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
 import { AddonsScanError, checkoutAddons } from '#services/executor/runtime/checkoutAddons.ts';
 import { checkoutCommit } from '#shared/git/gitSource.ts';
 import { addonsRepo, writeModule } from '#test/support/addonsRepo.ts';
@@ -105,6 +105,20 @@ describe('the addons path (addonsPath.ts)', function () {
 
     it('leaves the enterprise folder off a community instance', () => {
       expect(addonsPathFor(request({ checkoutDir: null, settings: { FORJA_ERP_ENTERPRISE_ADDONS: '/nowhere/{version}' } }))).to.deep.equal([STANDIN_STANDARD_ADDONS]);
+    });
+  });
+
+  describe('OpenUpgrade hops', () => {
+    it('take FORJA_OPENUPGRADE_PATH with {version} replaced, else the stand-in\'s imitation', () => {
+      const root = runDir('openupgrade');
+      mkdirSync(join(root, '17.0'));
+      expect(openUpgradeAddons({ FORJA_OPENUPGRADE_PATH: `${root}/{version}` }, '17.0', false)).to.deep.equal([join(root, '17.0')]);
+      expect(openUpgradeAddons({}, '17.0', true)).to.deep.equal([STANDIN_OPENUPGRADE]);
+    });
+
+    it('fail naming FORJA_OPENUPGRADE_PATH for a real ERP without it, and for a version it has no folder for', () => {
+      expect(() => openUpgradeAddons({}, '18.0', false)).to.throw(AddonsPathError, /an OpenUpgrade hop to 18\.0 needs OCA OpenUpgrade's 18\.0 branch: set FORJA_OPENUPGRADE_PATH/);
+      expect(() => openUpgradeAddons({ FORJA_OPENUPGRADE_PATH: `${runDir('openupgrade-none')}/{version}` }, '18.0', false)).to.throw(AddonsPathError, /FORJA_OPENUPGRADE_PATH: .*\/18\.0 \(ERP version 18\.0\) is not a folder/);
     });
   });
 

@@ -199,6 +199,8 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     expect(requests - before, 'one download over both runs').to.equal(1);
     const log = readFileSync(join(platform.config.FORJA_DATA_DIR, 'migrations', slug, 'runs', '2', 'run.log'), 'utf8');
     expect(log, 'the resumed upgrade started from the checkpoint, not from the half-migrated database').not.to.match(/not migrated again/);
+    // Issue 26: OpenUpgrade's folder on the hop's addons path (the stand-in refuses --load=…openupgrade_framework without it), the recipe's env in the ERP's.
+    expect(log).to.include('(environment: OPENUPGRADE_TARGET_VERSION)').and.include('OpenUpgrade: migrating to 17.0, on the way to 17.0 (OPENUPGRADE_TARGET_VERSION)');
   });
 
   it('pauses during a long upgrade: within 5 s nothing runs on the working database; resume finishes the run', async () => {

@@ -22,7 +22,7 @@ import { layOutMigration } from '../runtime/tenantFolders.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
-import { standardAddons, type AddonsSettings } from '../runtime/addonsPath.ts';
+import { openUpgradeAddons, standardAddons, type AddonsSettings } from '../runtime/addonsPath.ts';
 import { emailsFromUserStreams } from './userEmails.ts';
 import { workingInstances } from './workingInstances.ts';
 
@@ -135,7 +135,7 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       return databases;
     },
     runtime: env.runtime,
-    erpRunSpec: (version: string): ErpRunSpec => ({
+    erpRunSpec: (version: string, extra: Pick<ErpRunSpec, 'env'> = {}): ErpRunSpec => ({
       // Not `mig-<slug>`: that is an instance's runtime name (its one-shot container, network, lock).
       slug: migrationRuntimeName(migration.slug),
       erpVersion: version,
@@ -143,8 +143,12 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       database: migration.workingDatabase,
       db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
       sourceDir: null,
-      // The ERP's standard addons only: a migration has no checkout (customer code in migrations: issue 26).
-      addonsPath: standardAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)),
+      // The ERP's standard addons, and OpenUpgrade's folders on an OpenUpgrade hop (customer code in migrations: issue 26).
+      addonsPath: [
+        ...standardAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)),
+        ...(migration.engine === 'openupgrade' ? openUpgradeAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)) : []),
+      ],
+      ...extra,
       dataDir: join(paths.root, 'work'),
       logFile,
       root: env.dataDir,

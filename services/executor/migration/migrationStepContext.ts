@@ -44,7 +44,7 @@ export interface MigrationStepContext {
   databases: ErpDatabases;
   runtime: Runtime;
   /** How the ERP of `version` runs one-shot on the working database. */
-  erpRunSpec(version: string): ErpRunSpec;
+  erpRunSpec(version: string, extra?: Pick<ErpRunSpec, 'env'>): ErpRunSpec;
   /** Where `${paths.upgrade}` points for the ERP of `version` (OpenUpgrade's scripts, or the stand-in's fixtures). */
   upgradePath(version: string): string;
   blobs: BlobStore;

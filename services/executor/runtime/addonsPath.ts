@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
+import { STANDIN_OPENUPGRADE, STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { checkoutAddons, DEFAULT_SCAN_LIMITS, type ScanLimits } from './checkoutAddons.ts';
 
 /**
@@ -19,6 +19,8 @@ export interface AddonsSettings {
   FORJA_ERP_ADDONS?: string | undefined;
   /** The enterprise addons folder, `{version}` replaced. */
   FORJA_ERP_ENTERPRISE_ADDONS?: string | undefined;
+  /** OpenUpgrade's checkout of a version (its root holds openupgrade_framework and openupgrade_scripts), `{version}` replaced. */
+  FORJA_OPENUPGRADE_PATH?: string | undefined;
 }
 
 export interface AddonsPathRequest {
@@ -67,6 +69,18 @@ export function enterpriseAddons(settings: AddonsSettings, erpVersion: string): 
     throw new AddonsPathError(`the enterprise edition needs the enterprise addons of ERP version ${erpVersion}: set FORJA_ERP_ENTERPRISE_ADDONS to their folder ({version} is replaced, e.g. /opt/odoo/{version}/enterprise)`);
   }
   return folderOf('FORJA_ERP_ENTERPRISE_ADDONS', settings.FORJA_ERP_ENTERPRISE_ADDONS, erpVersion);
+}
+
+/**
+ * OpenUpgrade's folder for an OpenUpgrade hop to `erpVersion` (REAL-ODOO.md: openupgrade_framework
+ * and openupgrade_scripts on the destination's addons path): FORJA_OPENUPGRADE_PATH; unset, the
+ * stand-in's imitation when the ERP is the stand-in, else a failure naming the setting (the real
+ * ERP would only log that it cannot load openupgrade_framework and migrate nothing).
+ */
+export function openUpgradeAddons(settings: AddonsSettings, erpVersion: string, standin: boolean): string[] {
+  if (settings.FORJA_OPENUPGRADE_PATH !== undefined) return [folderOf('FORJA_OPENUPGRADE_PATH', settings.FORJA_OPENUPGRADE_PATH, erpVersion)];
+  if (standin) return [STANDIN_OPENUPGRADE];
+  throw new AddonsPathError(`an OpenUpgrade hop to ${erpVersion} needs OCA OpenUpgrade's ${erpVersion} branch: set FORJA_OPENUPGRADE_PATH to its checkout ({version} is replaced, e.g. /opt/openupgrade/{version})`);
 }
 
 /** Most folders on one path: what the build step's event records (InstanceStepCompleted.v1.json) holds. */

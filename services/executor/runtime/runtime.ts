@@ -56,6 +56,11 @@ export interface ErpRunSpec {
    * configured. The docker runtime ignores it: the image has its Python.
    */
   python?: string | null;
+  /**
+   * Variables for the ERP's environment from a migration recipe's `env` (OPENUPGRADE_TARGET_VERSION…).
+   * They never replace what the runtime sets itself (PATH, HOME, the stand-in's version, ODOO_RC).
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A one-shot ERP run (`-i a,b --stop-after-init`) that did not exit 0. */

@@ -18,8 +18,10 @@ export const erp: MigrationStep = async (context) => {
   const version = typeof params['erpVersion'] === 'string' ? params['erpVersion'] : params['version'] === 'origin' ? context.migration.origin : context.migration.destination;
   const args = (Array.isArray(params['args']) ? (params['args'] as unknown[]) : []).map((arg) => runVariables(String(arg), context, version));
   if (context.dirty) await restoreCheckpoint(context);
-  await context.log(`running the ${version} ERP once: ${args.join(' ')}`);
-  await context.runtime.runOnce(context.erpRunSpec(version), args, context.signal);
+  await context.log(`running the ${version} ERP once: ${args.join(' ')}${Object.keys(params['env'] ?? {}).length > 0 ? ` (environment: ${Object.keys(params['env'] as object).join(', ')})` : ''}`);
+  // The recipe's `env` (OPENUPGRADE_TARGET_VERSION: the chain's last version) reaches the ERP.
+  const env = Object.fromEntries(Object.entries((params['env'] ?? {}) as Record<string, unknown>).map(([name, value]) => [name, runVariables(String(value), context, version)]));
+  await context.runtime.runOnce(context.erpRunSpec(version, { env }), args, context.signal);
   await takeCheckpoint(context);
   return done({ erpVersion: version });
 };

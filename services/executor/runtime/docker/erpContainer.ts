@@ -125,7 +125,8 @@ export function erpArgs(spec: ErpRunSpec): string[] {
  */
 function erpEnv(spec: ErpRunSpec): string[] {
   // FORJA_STANDIN_VERSION: the ERP stand-in's version (module versions, upgrades); a real ERP image ignores it.
-  return [`ODOO_RC=${IN_CONTAINER.config}/erp.conf`, `HOME=${IN_CONTAINER.home}`, `FORJA_STANDIN_VERSION=${spec.erpVersion}`];
+  const own = { ODOO_RC: `${IN_CONTAINER.config}/erp.conf`, HOME: IN_CONTAINER.home, FORJA_STANDIN_VERSION: spec.erpVersion };
+  return Object.entries({ ...spec.env, ...own }).map(([name, value]) => `${name}=${value}`);
 }
 
 function binds(spec: ErpRunSpec, image: ErpImage): string[] {

@@ -117,7 +117,7 @@ const PASSED_THROUGH = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
 export function erpEnv(spec: ErpRunSpec): NodeJS.ProcessEnv {
   // The ERP stand-in takes its version from here (a real ERP ignores it): module versions and upgrades follow it.
   // No PGPASSWORD: the ERP reads db_password from its configuration file.
-  const env: NodeJS.ProcessEnv = { FORJA_STANDIN_VERSION: spec.erpVersion };
+  const env: NodeJS.ProcessEnv = { ...spec.env, FORJA_STANDIN_VERSION: spec.erpVersion };
   for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }
