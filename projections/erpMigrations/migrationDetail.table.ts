@@ -35,6 +35,10 @@ export interface MigrationDetailTable {
   last_run_status: JobStatus | null;
   /** The last run failed in a pre-flight step: run-anyway is offered. */
   preflight_failed: boolean;
+  /** The project whose repository holds the customer's code, or null. */
+  project: string | null;
+  /** jsonb: per destination version, `{ branch, commit }` of that code; `{}` for none. */
+  code: JSONColumnType<Record<string, { branch: string; commit: string | null }>>;
   created_by: string;
   created_at: Date;
   updated_at: Date;

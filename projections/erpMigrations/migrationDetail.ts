@@ -85,6 +85,8 @@ export function draftRow(settings: MigrationSettings, createdBy: string, at: Dat
     last_run_number: null,
     last_run_status: null,
     preflight_failed: false,
+    project: settings.project ?? null,
+    code: JSON.stringify(settings.code ?? {}),
     created_by: createdBy,
     created_at: at,
     updated_at: at,
@@ -93,7 +95,7 @@ export function draftRow(settings: MigrationSettings, createdBy: string, at: Dat
 
 /** The columns an edit changes. */
 export function editedColumns(changes: MigrationChanges): Updateable<MigrationDetailTable> {
-  const { origin, destination, flavor, engine, purpose, contract, notifyTo, recipe } = changes;
+  const { origin, destination, flavor, engine, purpose, contract, notifyTo, recipe, project, code } = changes;
   return {
     ...(origin === undefined ? {} : { origin }),
     ...(destination === undefined ? {} : { destination }),
@@ -103,5 +105,7 @@ export function editedColumns(changes: MigrationChanges): Updateable<MigrationDe
     ...(contract === undefined ? {} : { contract_hint: contractHint(contract) }),
     ...(notifyTo === undefined ? {} : { notify_to: JSON.stringify(notifyTo) }),
     ...(recipe === undefined ? {} : { recipe_key: recipe.key, recipe_sha256: recipe.sha256 }),
+    ...(project === undefined ? {} : { project }),
+    ...(code === undefined ? {} : { code: JSON.stringify(code) }),
   };
 }

@@ -112,6 +112,7 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH ?? (settings.FORJA_OPENUPGRADE_PATH ? `${settings.FORJA_OPENUPGRADE_PATH}/openupgrade_scripts/scripts` : undefined)),
       heartbeatMs: env.heartbeatMs,
       addons: env.addons,
+      source: env.tools.source,
     };
     const steps = migrationSteps({ url: settings.FORJA_UPGRADE_SERVICE_URL, email: settings.FORJA_UPGRADE_SERVICE_EMAIL });
     const consuming = consumeWork(

@@ -151,6 +151,8 @@ describe('migration read models (migration_detail, migration_runs, migration_run
         last_run_number: null,
         last_run_status: null,
         preflight_failed: false,
+        project: null,
+        code: {},
         created_by: 'user-ana',
         created_at: when,
         updated_at: when,

@@ -25,6 +25,8 @@ export function migrationOut(row: MigrationDetailRow) {
     recipe: { keys: row.recipe_key.split('+'), sha256: row.recipe_sha256 },
     working_database: row.working_database,
     input: row.input,
+    project: row.project,
+    code: row.code,
     last_run: row.last_run_number === null ? null : { number: row.last_run_number, status: row.last_run_status ?? 'queued' },
     allowed_actions: allowedMigrationActions({ slug: row.slug, status: row.status, inputMode: row.input.mode, preflightFailed: row.preflight_failed }),
     created_at: row.created_at.toISOString(),

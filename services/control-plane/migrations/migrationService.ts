@@ -7,6 +7,9 @@ import { migrationDecider, MigrationSlugTakenError, type MigrationCommand } from
 import { migrationStream, type Engine, type Flavor, type LiveMigration, type MigrationChanges, type MigrationInput, type MigrationSettings, type Purpose } from '#services/migrations/domain/migration.ts';
 import { editableFields } from '#services/migrations/domain/migrationActions.ts';
 import { aggregateStream } from '#shared/decider/aggregateStream.ts';
+import { hopCodeProblem, type HopCodes } from '#services/migrations/domain/hopCode.ts';
+import { projectDecider } from '#services/projects/domain/project.decider.ts';
+import { projectStream } from '#services/projects/domain/project.ts';
 import type { MigrationRecipes } from './migrationRecipes.ts';
 import { migrationDatabasesOf, migrationSlugCandidates } from './migrationSlug.ts';
 
@@ -23,6 +26,10 @@ export interface MigrationCreateInput {
   pull_url?: string;
   /** Web only: files the form already stored (the API refuses it before this). */
   upload?: MigrationUploadInput;
+  /** The project whose repository holds the customer's code (hopCode.ts). */
+  project?: string | null;
+  /** Per destination version, the branch (and commit) of that code. */
+  code?: Record<string, { branch: string; commit?: string | null }>;
 }
 
 /** An upload the web form streamed to blob storage (schemas/api/MigrationCreate.v1.json `upload`). */
@@ -56,6 +63,18 @@ function checkRoute(route: { origin: string; destination: string; flavor: Flavor
   if (route.engine === 'upgrade-service' && !route.contract?.trim()) throw new MigrationInputError('contract', 'the upgrade-service engine needs the subscription contract');
 }
 
+const hopCodesOf = (code: MigrationCreateInput['code']): HopCodes => Object.fromEntries(Object.entries(code ?? {}).map(([version, { branch, commit }]) => [version, { branch, commit: commit ?? null }]));
+
+/** The project and code rules (hopCode.ts), and the project must be live with a repository. */
+async function checkCode(store: EventStore, route: { origin: string; destination: string }, project: string | null, code: HopCodes): Promise<void> {
+  const problem = hopCodeProblem(route, project, code);
+  if (problem) throw new MigrationInputError(problem.field, problem.message);
+  if (project === null) return;
+  const { state } = await aggregateStream(store, projectDecider, projectStream(project));
+  if (state.status !== 'live') throw new MigrationInputError('project', `no project ${project}`);
+  if (state.gitRepo === null) throw new MigrationInputError('project', `project ${project} has no repository to take the code from`);
+}
+
 /** Where the database comes from: exactly one of `pull_url` (checked against the allow-list) and an upload. */
 function migrationInputOf(input: MigrationCreateInput, allow: PullAllowList): MigrationInput {
   if (input.upload && input.pull_url) throw new MigrationInputError('upload', 'give either pull_url or an uploaded dump, not both');
@@ -85,6 +104,9 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
       const contract = input.contract?.trim() || null;
       checkRoute({ origin: input.origin, destination: input.destination, flavor, engine, contract });
       const source = migrationInputOf(input, pull.allow);
+      const project = input.project ?? null;
+      const code = hopCodesOf(input.code);
+      await checkCode(store, input, project, code);
       const recipe = await recipes.snapshotFor({ origin: input.origin, destination: input.destination }, flavor);
       const name = input.name.trim().replace(/\s+/g, ' ');
       for (const slug of migrationSlugCandidates(name)) {
@@ -101,6 +123,8 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
           input: source,
           recipe,
           ...migrationDatabasesOf(slug),
+          ...(project !== null ? { project } : {}),
+          ...(Object.keys(code).length > 0 ? { code } : {}),
         };
         // The plan must be makeable now, not at the first run: a recipe that refuses the migration is a 422 here.
         recipes.planFor(settings);
@@ -125,12 +149,17 @@ export function migrationService(store: EventStore, recipes: MigrationRecipes, p
         ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
         ...(input.contract !== undefined ? { contract: input.contract?.trim() || null } : {}),
         ...(input.notify_to !== undefined ? { notifyTo: [...new Set(input.notify_to)] } : {}),
+        ...(input.project !== undefined ? { project: input.project } : {}),
+        ...(input.code !== undefined ? { code: hopCodesOf(input.code) } : {}),
       };
       const allowed = editableFields(migration);
       const ignored = Object.keys(sent).filter((field) => !allowed.includes(field as keyof MigrationChanges));
       const changes = Object.fromEntries(Object.entries(sent).filter(([field]) => allowed.includes(field as keyof MigrationChanges))) as MigrationChanges;
       const after = { ...migration, ...changes };
       checkRoute(after);
+      if (changes.project !== undefined || changes.code !== undefined || changes.origin !== undefined || changes.destination !== undefined) {
+        await checkCode(store, after, after.project ?? null, after.code ?? {});
+      }
       const routeChanged = after.origin !== migration.origin || after.destination !== migration.destination || after.flavor !== migration.flavor;
       if (routeChanged) changes.recipe = await recipes.snapshotFor({ origin: after.origin, destination: after.destination }, after.flavor);
       if (routeChanged || after.engine !== migration.engine || after.purpose !== migration.purpose) recipes.planFor({ ...after, recipe: changes.recipe ?? migration.recipe });

@@ -23,6 +23,9 @@ import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
 import { openUpgradeAddons, standardAddons, type AddonsSettings } from '../runtime/addonsPath.ts';
+import { checkoutAddons } from '../runtime/checkoutAddons.ts';
+import { instanceVenvPython } from '../runtime/pythonEnv/requirementFiles.ts';
+import { ensureHopCheckout, readyHopCheckout, type HopCheckoutTools } from './hopCheckout.ts';
 import { emailsFromUserStreams } from './userEmails.ts';
 import { workingInstances } from './workingInstances.ts';
 
@@ -47,6 +50,8 @@ export interface MigrationEnvironment {
   heartbeatMs: number;
   /** FORJA_ERP_ADDONS (addonsPath.ts); absent: unset. */
   addons?: AddonsSettings;
+  /** git with a project's keys, for the customer's code of each hop (hopCheckout.ts); absent: migrations naming code fail saying so. */
+  source?: HopCheckoutTools['source'];
 }
 
 export const migrationDir = (dataDir: string, slug: string): string => join(dataDir, 'migrations', slug);
@@ -135,25 +140,40 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       return databases;
     },
     runtime: env.runtime,
-    erpRunSpec: (version: string, extra: Pick<ErpRunSpec, 'env'> = {}): ErpRunSpec => ({
-      // Not `mig-<slug>`: that is an instance's runtime name (its one-shot container, network, lock).
-      slug: migrationRuntimeName(migration.slug),
-      erpVersion: version,
-      edition: migration.flavor,
-      database: migration.workingDatabase,
-      db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
-      sourceDir: null,
-      // The ERP's standard addons, and OpenUpgrade's folders on an OpenUpgrade hop (customer code in migrations: issue 26).
-      addonsPath: [
-        ...standardAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)),
-        ...(migration.engine === 'openupgrade' ? openUpgradeAddons(env.addons ?? {}, version, env.runtime.usesStandin(version)) : []),
-      ],
-      ...extra,
-      dataDir: join(paths.root, 'work'),
-      logFile,
-      root: env.dataDir,
-      tenant: { kind: 'migration', slug: migration.slug },
-    }),
+    erpRunSpec: (version: string, extra: Pick<ErpRunSpec, 'env'> = {}): ErpRunSpec => {
+      const standin = env.runtime.usesStandin(version);
+      // The customer's code of this hop, once checked out (prepareCode): its module folders, as an instance of that version gets them.
+      const checkout = readyHopCheckout(migration, paths.root, version);
+      return {
+        // Not `mig-<slug>`: that is an instance's runtime name (its one-shot container, network, lock).
+        slug: migrationRuntimeName(migration.slug),
+        erpVersion: version,
+        edition: migration.flavor,
+        database: migration.workingDatabase,
+        db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
+        sourceDir: checkout,
+        // The standard addons, OpenUpgrade's folders on an OpenUpgrade hop, then the customer's code.
+        addonsPath: [
+          ...new Set([
+            ...standardAddons(env.addons ?? {}, version, standin),
+            ...(migration.engine === 'openupgrade' ? openUpgradeAddons(env.addons ?? {}, version, standin) : []),
+            ...(checkout ? checkoutAddons(checkout) : []),
+          ]),
+        ],
+        dataDir: join(paths.root, 'work'),
+        logFile,
+        root: env.dataDir,
+        tenant: { kind: 'migration', slug: migration.slug },
+        python: instanceVenvPython(env.dataDir, version, checkout),
+        ...extra,
+      };
+    },
+    async prepareCode(version: string) {
+      if (!migration.code?.[version] || !migration.project) return;
+      if (!env.source) throw new Error(`code for ${version}: this executor cannot reach git repositories`);
+      const account = tenantAccount('migration', migration.slug, env.uidRange);
+      await ensureHopCheckout({ store: env.store, source: env.source }, { migration, migrationRoot: paths.root, version, account, job: binding, log, toolLog });
+    },
     upgradePath: env.upgradePath,
     blobs: env.blobs,
     pull: env.pull,

@@ -45,6 +45,11 @@ export interface MigrationStepContext {
   runtime: Runtime;
   /** How the ERP of `version` runs one-shot on the working database. */
   erpRunSpec(version: string, extra?: Pick<ErpRunSpec, 'env'>): ErpRunSpec;
+  /**
+   * Checks out the customer's code for `version` when the migration names some (hopCheckout.ts),
+   * once: later calls, and resumes, reuse it. `erpRunSpec` then puts its module folders on the path.
+   */
+  prepareCode(version: string): Promise<void>;
   /** Where `${paths.upgrade}` points for the ERP of `version` (OpenUpgrade's scripts, or the stand-in's fixtures). */
   upgradePath(version: string): string;
   blobs: BlobStore;

@@ -1,5 +1,6 @@
 import { evolveJob, isJobEnded, isStepDone, newJob, type JobState, type StepState } from '#shared/workflow/jobState.ts';
 import type { PlannedStep } from '#shared/workflow/plan.ts';
+import type { HopCodes } from './hopCode.ts';
 import type { AdoptedReuse, PlanDiffRow } from './resync.ts';
 import {
   asWorkflowEvent,
@@ -61,10 +62,14 @@ export interface MigrationSettings {
   workingDatabase: string;
   /** The working database's checkpoint; absent in migrations created before issue 24 (`checkpointDatabaseOf`). */
   checkpointDatabase?: string;
+  /** The project whose repository holds the customer's code (hopCode.ts); absent or null: none. */
+  project?: string | null;
+  /** Per destination version, the branch (and commit) of that code; absent: none. */
+  code?: HopCodes;
 }
 
 /** The fields an edit may change; which of them it may change depends on the state (`editableFields`). */
-export type MigrationChanges = Partial<Pick<MigrationSettings, 'origin' | 'destination' | 'flavor' | 'engine' | 'purpose' | 'contract' | 'notifyTo' | 'recipe'>>;
+export type MigrationChanges = Partial<Pick<MigrationSettings, 'origin' | 'destination' | 'flavor' | 'engine' | 'purpose' | 'contract' | 'notifyTo' | 'recipe' | 'project' | 'code'>>;
 
 /** Why a run was asked for: a new run, a resume of a failed one, or a run past a failed pre-flight. */
 export type RunKind = 'run' | 'resume' | 'run-anyway';

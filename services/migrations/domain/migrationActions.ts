@@ -53,5 +53,5 @@ export const allowedMigrationActions = (migration: MigrationActionView): Migrati
 
 /** A draft may change its route, engine and purpose; once it has run, only the contract and who is notified. */
 export function editableFields(migration: LiveMigration): ReadonlyArray<keyof MigrationChanges> {
-  return migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notifyTo', 'recipe'] : ['contract', 'notifyTo'];
+  return migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notifyTo', 'recipe', 'project', 'code'] : ['contract', 'notifyTo'];
 }

@@ -18,10 +18,15 @@ export const erp: MigrationStep = async (context) => {
   const version = typeof params['erpVersion'] === 'string' ? params['erpVersion'] : params['version'] === 'origin' ? context.migration.origin : context.migration.destination;
   const args = (Array.isArray(params['args']) ? (params['args'] as unknown[]) : []).map((arg) => runVariables(String(arg), context, version));
   if (context.dirty) await restoreCheckpoint(context);
+  await context.prepareCode(version);
   await context.log(`running the ${version} ERP once: ${args.join(' ')}${Object.keys(params['env'] ?? {}).length > 0 ? ` (environment: ${Object.keys(params['env'] as object).join(', ')})` : ''}`);
   // The recipe's `env` (OPENUPGRADE_TARGET_VERSION: the chain's last version) reaches the ERP.
   const env = Object.fromEntries(Object.entries((params['env'] ?? {}) as Record<string, unknown>).map(([name, value]) => [name, runVariables(String(value), context, version)]));
-  await context.runtime.runOnce(context.erpRunSpec(version, { env }), args, context.signal);
+  const spec = context.erpRunSpec(version, { env });
+  await context.log(`addons path: ${spec.addonsPath.length > 0 ? spec.addonsPath.join(',') : "the ERP's default"}`);
+  // The customer's requirements.txt files, in a virtualenv of their own (process runtime; instanceVenv.ts).
+  if (spec.python) await context.runtime.build(spec);
+  await context.runtime.runOnce(spec, args, context.signal);
   await takeCheckpoint(context);
   return done({ erpVersion: version });
 };

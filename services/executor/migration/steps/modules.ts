@@ -29,8 +29,9 @@ export const modules: MigrationStep = async (context) => {
     await context.log(warning);
     return done({ installed: installed.length, checked: false, warnings: [warning] });
   }
+  await context.prepareCode(destination);
   const spec = context.erpRunSpec(destination);
-  const known = knownModules(spec.sourceDir ? [spec.sourceDir] : []);
+  const known = knownModules(spec.addonsPath);
   const unknown = installed.filter((name) => !known.has(name));
   const missing = unknown.filter((name) => !allowed.some((pattern) => pattern.test(name)));
   const allowedMissing = unknown.filter((name) => !missing.includes(name));
