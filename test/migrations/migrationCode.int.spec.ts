@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -9,6 +8,7 @@ import { executorStarter } from '#services/executor/executorProcess.ts';
 import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { writeModule } from '#test/support/addonsRepo.ts';
 import { commitAndPush, createBareRepo, git } from '#test/support/bareRepo.ts';
+import { serveCustomerDump, type RunBody } from '#test/support/migrationHarness.ts';
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
@@ -16,12 +16,6 @@ import { waitUntil } from '#test/support/wait.ts';
 
 const STANDIN = fileURLToPath(new URL('../../services/erp-standin/odoo-bin', import.meta.url));
 const STANDIN_UPGRADES = fileURLToPath(new URL('../../services/erp-standin/upgrades/', import.meta.url));
-
-interface RunBody {
-  status: string;
-  error: string | null;
-  steps: Array<{ id: string; status: string; error: string | null }>;
-}
 
 /**
  * Issue 26, item 1: a customer's 16.0 database with the project's own module (`acme_custom`, in
@@ -31,7 +25,6 @@ interface RunBody {
 describe('a migration with the customer\'s code per hop (process runtime, ERP stand-in)', function () {
   this.timeout(240_000);
   let platform: TestPlatform;
-  let server: Server;
   let dumpUrl: string;
   let project: string;
   let customScript: string;
@@ -62,16 +55,7 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
       env: { ...process.env, FORJA_STANDIN_VERSION: '16.0' },
     });
     expect(installed.status, installed.stderr).to.equal(0);
-    const dumpFile = join(dir, 'customer.dump');
-    const dumped = spawnSync('pg_dump', ['-Fc', '-f', dumpFile, cluster.urlFor(source)], { encoding: 'utf8' });
-    expect(dumped.status, dumped.stderr).to.equal(0);
-    server = createServer((req, res) => {
-      if (req.url !== '/customer.dump') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-length': String(statSync(dumpFile).size) });
-      createReadStream(dumpFile).pipe(res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    dumpUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/customer.dump`;
+    dumpUrl = await serveCustomerDump(cluster.urlFor(source), dir);
     // acme_custom's own 17.0 migration script: the resume test makes it fail once.
     const upgrades = join(dir, 'upgrades');
     cpSync(STANDIN_UPGRADES, upgrades, { recursive: true });
@@ -90,7 +74,6 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
   });
   after(async () => {
     await platform?.stop();
-    server?.close();
   });
 
   const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
