@@ -36,6 +36,9 @@ export interface MigrationCreateBody {
   contract?: string;
   notify_to?: string[];
   pull_url?: string;
+  /** The project whose repository holds the customer's code, and that code's branch (and commit) per destination version. */
+  project?: string | null;
+  code?: Record<string, { branch: string; commit?: string | null }>;
   /** Files the form streamed to blob storage (web only). */
   upload?: { upload_id: string; dump_name: string; filestore_name: string | null; bytes: number; sha256: string };
 }

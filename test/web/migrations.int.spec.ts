@@ -95,6 +95,24 @@ describe('web: migrations — list, create form, detail, edit and actions', func
       expect(page.html).to.match(/<code class="repo">[0-9a-f]{64}<\/code>/);
     });
 
+    it('takes the customer\'s code (a project and a branch per version), shows it, and says which line it cannot read', async () => {
+      expect((await developer.post('/projects', { name: 'Code Co' })).status).to.equal(303);
+      expect((await developer.post('/projects/code-co/repo', { git_repo: 'https://git.example.com/code-co.git' })).status).to.equal(303);
+      const slug = await create({ name: 'With code', destination: '18.0', project: 'code-co', code: '17.0: 17.0\n18.0: release/18@' + 'a'.repeat(40) });
+      const page = await developer.get(`/migrations/${slug}`);
+      expect(textOf(page.html)).to.match(/Customer code project code-co ?; 17\.0: 17\.0 ?; 18\.0: release\/18 at aaaaaaaaaaaa Notify/);
+      expect(page.html, 'the draft\'s edit form holds it').to.include(`17.0: 17.0\n18.0: release/18@${'a'.repeat(40)}</textarea>`);
+      const unreadable = await developer.post('/migrations/new', { name: 'Unreadable', origin: '16.0', destination: '17.0', pull_url: PULL_URL, project: 'code-co', code: '17.0 the main branch' });
+      expect(unreadable.status).to.equal(422);
+      expect(textOf(unreadable.html)).to.include('“17.0 the main branch” is not “version: branch” (or “version: branch@commit”), e.g. 17.0: 17.0');
+      const stray = await developer.post('/migrations/new', { name: 'Stray', origin: '16.0', destination: '17.0', pull_url: PULL_URL, project: 'code-co', code: '19.0: 19.0' });
+      expect(stray.status).to.equal(422);
+      expect(stray.html).to.include('<small id="code-error" class="field-error">code names 19.0, which is not a version this migration reaches (16.0 → 17.0 reaches 17.0)</small>');
+      const edited = await developer.post(`/migrations/${slug}/edit`, { origin: '16.0', destination: '18.0', flavor: 'community', engine: 'openupgrade', purpose: 'test', notify_to: '', project: 'code-co', code: '17.0: 17.0' });
+      expect(edited.status, textOf(edited.html)).to.equal(303);
+      expect(textOf((await developer.get(`/migrations/${slug}`)).html)).to.match(/Customer code project code-co ?; 17\.0: 17\.0 Notify/);
+    });
+
     it('refuses invalid input with 422, keeping the input and putting each error next to its field', async () => {
       const backwards = await developer.post('/migrations/new', { name: 'Back', origin: '17.0', destination: '16.0', pull_url: PULL_URL, notify_to: 'ops@example.com\nnot-an-address' });
       expect(backwards.status).to.equal(422);
@@ -188,7 +206,7 @@ describe('web: migrations — list, create form, detail, edit and actions', func
       expect(page.html).to.match(/<div id="run-steps" hx-get="\/migrations\/acme-norte\?shown=queued&amp;said=[\w-]{10}" hx-trigger="every 2s" hx-swap="outerHTML">/);
       expect(page.html).to.include('<caption>Steps of run 1</caption>');
       expect(formsOf(page.html)).to.deep.equal([`/migrations/${slug}/pause`, `/migrations/${slug}/stop`, `/migrations/${slug}/edit`, `/migrations/${slug}/delete`]);
-      expect(textOf(page.html)).to.include('The route, engine and purpose are fixed once it has run');
+      expect(textOf(page.html)).to.include('The route, engine, purpose and customer code are fixed once it has run');
       expect(await statusOf(slug)).to.equal('queued');
     });
 

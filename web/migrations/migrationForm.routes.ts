@@ -5,7 +5,7 @@ import { checkCsrfInHandler } from '../http/csrf.ts';
 import { flash, seeOther } from '../http/render.ts';
 import { route } from '../http/route.ts';
 import { actorOf, queryString } from '../instances/instanceRequest.ts';
-import { EDIT_FIELDS, editBody, errorsByField, FORM_DEFAULTS, formInput, refusalOf } from './migrationForm.ts';
+import { CodeLineError, EDIT_FIELDS, editBody, errorsByField, FORM_DEFAULTS, formInput, refusalOf } from './migrationForm.ts';
 import { createMigrationFromForm, showCreateForm } from './migrationFormCreate.ts';
 import { showMigration } from './migrationPage.ts';
 
@@ -30,7 +30,14 @@ export function migrationFormRoutes(router: Router, ctx: WebContext): void {
     const slug = String(req.params['slug']);
     const fields = req.body as Record<string, unknown>;
     const { input, present } = formInput(fields, { ...FORM_DEFAULTS, flavor: '', purpose: '', origin: '', destination: '' });
-    const body = editBody(input, present, fields['clear_contract'] === 'yes');
+    let body: ReturnType<typeof editBody>;
+    try {
+      body = editBody(input, present, fields['clear_contract'] === 'yes');
+    } catch (error) {
+      if (!(error instanceof CodeLineError)) throw error;
+      res.status(422);
+      return showMigration(ctx, req, res, { edit: { values: input, errors: { code: error.message } } });
+    }
     try {
       const edited = await ctx.controlPlane.editMigration(actorOf(res).user_id, slug, body);
       flash(req, 'success', 'Settings saved.');

@@ -12,13 +12,45 @@ export const FORM_CHOICES = {
   engineOptions: [['', 'The flavor’s (openupgrade; upgrade-service for enterprise)'], ...ENGINES.map((engine) => [engine, engine])],
 };
 
-export const CREATE_FIELDS = ['name', 'origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'pull_url'] as const;
-export const EDIT_FIELDS = ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to'] as const;
+export const CREATE_FIELDS = ['name', 'origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'pull_url', 'project', 'code'] as const;
+export const EDIT_FIELDS = ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'project', 'code'] as const;
 
 export type MigrationFormInput = Record<(typeof CREATE_FIELDS)[number], string>;
 
 /** What a new form starts with; an empty engine is the flavor's (openupgrade, or upgrade-service for enterprise). */
-export const FORM_DEFAULTS: MigrationFormInput = { name: '', origin: '16.0', destination: '17.0', flavor: 'community', engine: '', purpose: 'test', contract: '', notify_to: '', pull_url: '' };
+export const FORM_DEFAULTS: MigrationFormInput = { name: '', origin: '16.0', destination: '17.0', flavor: 'community', engine: '', purpose: 'test', contract: '', notify_to: '', pull_url: '', project: '', code: '' };
+
+/** One line of the code field: `17.0: branch` or `17.0: branch@<40 hex commit>` (`=` works too). */
+const CODE_LINE = /^(\S+)\s*[:=]\s*([^\s@]+)(?:@(\S+))?$/;
+
+/**
+ * The code field as typed, one version per line, into MigrationCreate's `code`. A line that is not
+ * `version: branch[@commit]` throws CodeLineError naming it; what the control-plane judges (a
+ * version the route does not reach, a bad branch or commit) comes back as its refusal.
+ */
+export function codeOf(typed: string): Record<string, { branch: string; commit?: string }> {
+  const code: Record<string, { branch: string; commit?: string }> = {};
+  for (const line of typed.split(/\r?\n/).map((text) => text.trim()).filter(Boolean)) {
+    const match = CODE_LINE.exec(line);
+    if (!match) throw new CodeLineError(line);
+    code[match[1]!] = { branch: match[2]!, ...(match[3] ? { commit: match[3] } : {}) };
+  }
+  return code;
+}
+
+/** A code line the form cannot read: the form says which, before anything is sent. */
+export class CodeLineError extends Error {
+  override readonly name = 'CodeLineError';
+  constructor(readonly line: string) {
+    super(`“${line}” is not “version: branch” (or “version: branch@commit”), e.g. 17.0: 17.0`);
+  }
+}
+
+/** MigrationOut's code as the field shows it, one version per line. */
+export const codeText = (code: Record<string, { branch: string; commit: string | null }>): string =>
+  Object.entries(code)
+    .map(([version, { branch, commit }]) => `${version}: ${branch}${commit ? `@${commit}` : ''}`)
+    .join('\n');
 
 /** The submitted fields, strings only, at most 4 000 characters each; `present` says which were sent at all. */
 export function formInput(fields: Record<string, unknown>, base: MigrationFormInput = FORM_DEFAULTS): { input: MigrationFormInput; present: Set<string> } {
@@ -55,6 +87,8 @@ export function createBody(input: MigrationFormInput, upload?: MigrationCreateBo
     ...(input.engine ? { engine: input.engine } : {}),
     ...(input.purpose ? { purpose: input.purpose } : {}),
     ...(contract ? { contract } : {}),
+    ...(input.project.trim() ? { project: input.project.trim() } : {}),
+    ...(input.code.trim() ? { code: codeOf(input.code) } : {}),
   };
 }
 
@@ -68,6 +102,8 @@ export function editBody(input: MigrationFormInput, present: Set<string>, clearC
   if (clearContract) body['contract'] = null;
   else if (input.contract.trim()) body['contract'] = input.contract.trim();
   if (present.has('notify_to')) body['notify_to'] = addressList(input.notify_to);
+  if (present.has('project')) body['project'] = input.project.trim() || null;
+  if (present.has('code')) body['code'] = codeOf(input.code);
   return body as MigrationEditBody;
 }
 
@@ -79,6 +115,8 @@ function readable(field: string, type: string, msg: string, typed: string | unde
   if (field === 'pull_url') return 'an http or https address of the dump (https://…)';
   if (field === 'name') return 'needs at least one letter or digit';
   if (field === 'reason') return 'say why the failed pre-flight may be overridden';
+  if (field === 'project') return 'a project’s address (lower-case letters, digits and dashes)';
+  if (field === 'code') return 'one “version: branch” per line; a branch has no spaces and does not start with “-”, a commit is 40 hex digits';
   return msg;
 }
 

@@ -10,7 +10,7 @@ import { flash, render, seeOther } from '../http/render.ts';
 import { actorOf } from '../instances/instanceRequest.ts';
 import { receiveUpload, type ReceivedUpload } from '../instances/uploadReceiver.ts';
 import type { UploadDumpFormat } from '../instances/uploadFormats.ts';
-import { createBody, CREATE_FIELDS, errorsByField, FORM_CHOICES, formInput, refusalOf, type MigrationFormInput } from './migrationForm.ts';
+import { CodeLineError, CREATE_FIELDS, createBody, FORM_CHOICES, formInput, type MigrationFormInput, refusalOf, errorsByField } from './migrationForm.ts';
 
 /** Room for the form's text fields and multipart framing on top of the files. */
 const FORM_OVERHEAD = 1024 * 1024;
@@ -51,7 +51,13 @@ function createdText(name: string, upload: MigrationCreateBody['upload'], receiv
 
 /** Sends the create command; a refusal re-renders the form with each reason at its field and drops the upload. */
 async function create(ctx: WebContext, req: Request, res: Response, input: MigrationFormInput, upload: MigrationCreateBody['upload'], keys?: UploadKeys, received?: ReceivedUpload<UploadDumpFormat>): Promise<void> {
-  const body = createBody(input, upload);
+  let body: MigrationCreateBody;
+  try {
+    body = createBody(input, upload);
+  } catch (error) {
+    if (!(error instanceof CodeLineError)) throw error;
+    return refuse(ctx, req, res, keys, input, { code: error.message });
+  }
   try {
     const created = await ctx.controlPlane.createMigration(actorOf(res).user_id, body);
     flash(req, 'success', createdText(created.name, upload, received));

@@ -9,7 +9,7 @@ import type { WebContext } from '../context.ts';
 import { render, wantsPartial } from '../http/render.ts';
 import { actorOf, queryString } from '../instances/instanceRequest.ts';
 import { artifactsOf } from './migrationArtifacts.ts';
-import { FORM_CHOICES } from './migrationForm.ts';
+import { codeText, FORM_CHOICES } from './migrationForm.ts';
 import { isLive, progressText, runView, STATUS_TONE, stepViews, when } from './migrationView.ts';
 import { formatBytes } from '#shared/formatBytes.ts';
 
@@ -81,7 +81,8 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     canOperate,
     actions: actions.filter((action) => action !== 'delete'),
     canDelete: actions.includes('delete'),
-    editable: migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to'] : ['contract', 'notify_to'],
+    editable: migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'project', 'code'] : ['contract', 'notify_to'],
+    codeLines: codeText(migration.code),
     choices: FORM_CHOICES,
     forms,
   };
