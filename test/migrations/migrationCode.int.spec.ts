@@ -28,6 +28,7 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
   let dumpUrl: string;
   let project: string;
   let customScript: string;
+  let customScript18: string;
   let cluster: Awaited<ReturnType<typeof testCluster>>;
 
   before(async () => {
@@ -37,7 +38,7 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     const oca = await createBareRepo('oca-web');
     await commitAndPush(oca, 'main', 'oca_widget', (work) => writeModule(join(work, 'web_tools', 'oca_widget'), 'OCA widget'));
     const repo = await createBareRepo('acme-erp');
-    for (const branch of ['16.0', '17.0']) {
+    for (const branch of ['16.0', '17.0', '18.0']) {
       await commitAndPush(repo, branch, `the ${branch} code`, async (work) => {
         await writeModule(join(work, 'addons', 'acme_custom'), 'Acme custom', ['base', 'sale', 'oca_widget']);
         await git(work, 'submodule', 'add', '-q', oca.url, 'vendor/oca');
@@ -62,6 +63,9 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     mkdirSync(join(upgrades, '17.0', 'acme_custom', '17.0.1.0'), { recursive: true });
     customScript = join(upgrades, '17.0', 'acme_custom', '17.0.1.0', 'post-migration.sql');
     writeFileSync(customScript, 'select 1;\n');
+    mkdirSync(join(upgrades, '18.0', 'acme_custom', '18.0.1.0'), { recursive: true });
+    customScript18 = join(upgrades, '18.0', 'acme_custom', '18.0.1.0', 'post-migration.sql');
+    writeFileSync(customScript18, 'select 1;\n');
     platform = await startTestPlatform(
       [executorStarter({ FORJA_RUNTIME: 'process', FORJA_ERP_DATABASE_URL: cluster.urlFor('postgres'), FORJA_HEALTH_TIMEOUT_S: 60, FORJA_UPGRADE_PATH: `${upgrades}/{version}` })],
       { FORJA_PULL_ALLOW_HOSTS: '127.0.0.1' },
@@ -134,6 +138,27 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     const versions = await moduleVersions(migration.working_database);
     expect(Object.keys(versions)).to.deep.equal(['acme_custom', 'oca_widget', 'sale']);
     for (const [name, version] of Object.entries(versions)) expect(version, name).to.match(/^17\.0\./);
+  });
+
+  it('16.0 → 18.0 with a branch per hop: a failure in the second hop resumes without fetching either hop\'s code again', async () => {
+    writeFileSync(customScript18, "select 1/0; -- acme's 18.0 script, broken\n");
+    const migration = await create('Two hops', { destination: '18.0', project, code: { '17.0': { branch: '17.0' }, '18.0': { branch: '18.0' } } });
+    expect((await call(`/api/v1/migrations/${migration.slug}/run`, { method: 'POST' })).status).to.equal(201);
+    const failed = await ended(migration.slug, 1);
+    expect(failed.status).to.equal('failed');
+    expect(failed.error).to.match(/^h2_upgrade: /);
+    const first = runLog(migration.slug, 1);
+    expect(first).to.match(/code for 17\.0: checking out .*'s branch 17\.0/).and.match(/code for 18\.0: checking out .*'s branch 18\.0/);
+
+    writeFileSync(customScript18, 'select 1;\n');
+    expect((await call(`/api/v1/migrations/${migration.slug}/run`, { method: 'POST' })).status).to.equal(201);
+    const resumed = await ended(migration.slug, 2);
+    expect(resumed.status, resumed.error ?? '').to.equal('succeeded');
+    const log = runLog(migration.slug, 2);
+    expect(log).to.match(/code for 18\.0: reusing the checkout of .*'s branch 18\.0 at [0-9a-f]{12}/).and.not.include('checking out');
+    const versions = await moduleVersions(migration.working_database);
+    expect(Object.keys(versions)).to.deep.equal(['acme_custom', 'oca_widget', 'sale']);
+    for (const [name, version] of Object.entries(versions)) expect(version, name).to.match(/^18\.0\./);
   });
 
   it('refuses code for a version the route does not reach, code without a project, and an unknown project, naming the field', async () => {
