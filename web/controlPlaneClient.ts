@@ -83,6 +83,18 @@ export interface RepoVerifyOut {
   deleted_keys: string[];
 }
 
+/** schemas/api/ReadinessOut.v1.json */
+export interface ReadinessOut {
+  run: number | null;
+  note: string;
+  hops: Array<{
+    origin: string;
+    destination: string;
+    counts: { ok: number; warning: number; blocks: number };
+    modules: Array<{ module: string; found: string; where: string | null; openupgrade: string | null; verdict: 'ok' | 'warning' | 'blocks'; note: string }>;
+  }>;
+}
+
 /** What the control-plane said when it refused a command. */
 export class CommandRefused extends Error {
   override readonly name = 'CommandRefused';
@@ -174,6 +186,7 @@ export function controlPlaneClient(baseUrl: string, serviceToken: string) {
     migrationHistoryExport: (actorId: string, slug: string) => get(`${migrationPath(slug)}/history.jsonl`, actorId),
     /** The migration's recipe snapshot against the current recipe (schemas/api/ResyncOut.v1.json). */
     migrationResync: async (actorId: string, slug: string) => (await get(`${migrationPath(slug)}/resync`, actorId)).json() as Promise<ResyncOut>,
+    migrationReadiness: async (actorId: string, slug: string) => (await get(`${migrationPath(slug)}/readiness`, actorId)).json() as Promise<ReadinessOut>,
     resyncMigration: (actorId: string, slug: string, decision: 'adopt' | 'keep') => post<MigrationOut>(`${migrationPath(slug)}/resync`, { decision }, actorId),
     /** Lints and saves a recipe (admin): `key` to edit, `flavor` and `stem` to create; lint errors come back as a 422 with lines. */
     saveRecipe: (actorId: string, body: { yaml: string; key?: string; flavor?: string; stem?: string }) =>

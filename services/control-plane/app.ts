@@ -14,6 +14,7 @@ import { migrationInternal } from './migrations/migration.internal.ts';
 import { migrationReportApi } from './migrations/migrationReport.api.ts';
 import { migrationHistoryApi } from './migrations/history/migrationHistory.api.ts';
 import { recipeApi } from './migrations/recipe.api.ts';
+import { migrationReadinessApi } from './migrations/migrationReadiness.api.ts';
 import { migrationResyncApi } from './migrations/migrationResync.api.ts';
 import { projectApi } from './projects/project.api.ts';
 import { projectInternal } from './projects/project.internal.ts';
@@ -50,6 +51,7 @@ export function createControlPlaneApp(ctx: ControlPlaneContext): Express {
   migrationHistoryApi(router, ctx);
   recipeApi(router, ctx);
   migrationResyncApi(router, ctx);
+  migrationReadinessApi(router, ctx);
   identityInternal(router, ctx);
   projectInternal(router, ctx);
   instanceInternal(router, ctx);

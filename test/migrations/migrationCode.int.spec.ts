@@ -22,6 +22,12 @@ const STANDIN_UPGRADES = fileURLToPath(new URL('../../services/erp-standin/upgra
  * `addons/`) and a third-party one from a git submodule (`oca_widget`, one folder down in
  * `vendor/oca`) migrates to 17.0 only when the migration names where their 17.0 code lives.
  */
+interface Readiness {
+  run: number | null;
+  hops: Array<{ destination: string; counts: Record<string, number>; modules: Array<{ module: string; found: string; where: string | null; openupgrade: string | null; verdict: string }> }>;
+}
+const byModule = (hop: Readiness['hops'][number]) => Object.fromEntries(hop.modules.map((module) => [module.module, module]));
+
 describe('a migration with the customer\'s code per hop (process runtime, ERP stand-in)', function () {
   this.timeout(240_000);
   let platform: TestPlatform;
@@ -115,6 +121,14 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     const run = await ended(slug, 1);
     expect(run.status).to.equal('failed');
     expect(run.steps.find((step) => step.id === 'coverage')?.error).to.match(/2 installed module\(s\) the 17\.0 ERP cannot load: acme_custom, oca_widget/);
+    // Issue 26, item 2: the readiness report says so per module, from the failed pre-flight.
+    const readiness = (await (await call(`/api/v1/migrations/${slug}/readiness`)).json()) as Readiness;
+    expect(readiness.run).to.equal(1);
+    const modules = byModule(readiness.hops[0]!);
+    expect(modules['acme_custom']).to.deep.include({ found: 'missing', verdict: 'blocks' });
+    expect(modules['oca_widget']).to.deep.include({ found: 'missing', verdict: 'blocks' });
+    expect(modules['sale']).to.deep.include({ found: 'standard', openupgrade: 'done', verdict: 'ok' });
+    expect(readiness.hops[0]!.counts.blocks).to.equal(2);
   });
 
   it('with the 17.0 branch named, migrates every module, the custom one and the submodule\'s included; a resume after a failed upgrade reuses the checkout', async () => {
@@ -138,6 +152,12 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     const versions = await moduleVersions(migration.working_database);
     expect(Object.keys(versions)).to.deep.equal(['acme_custom', 'oca_widget', 'sale']);
     for (const [name, version] of Object.entries(versions)) expect(version, name).to.match(/^17\.0\./);
+    const readiness = (await (await call(`/api/v1/migrations/${migration.slug}/readiness`)).json()) as Readiness;
+    expect(readiness.run, 'the resume reused run 1\'s pre-flight').to.equal(1);
+    const modules = byModule(readiness.hops[0]!);
+    expect(modules['acme_custom']).to.deep.include({ found: 'code', where: 'addons/acme_custom', verdict: 'ok' });
+    expect(modules['oca_widget']).to.deep.include({ found: 'submodule', where: 'vendor/oca/web_tools/oca_widget', verdict: 'ok' });
+    expect(readiness.hops[0]!.counts.blocks).to.equal(0);
   });
 
   it('16.0 → 18.0 with a branch per hop: a failure in the second hop resumes without fetching either hop\'s code again', async () => {

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { Readable } from 'node:stream';
 import { getMigration } from '#projections/erpMigrations/migrationDetail.ts';
+import { createFsBlobStore } from '#shared/blobs/fsBlobStore.ts';
+import { readinessKey } from '#services/migrations/domain/readinessKey.ts';
 import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
 import { textOf, type WebSession } from '#test/support/webSession.ts';
 
@@ -208,6 +211,24 @@ describe('web: migrations — list, create form, detail, edit and actions', func
       expect(formsOf(page.html)).to.deep.equal([`/migrations/${slug}/pause`, `/migrations/${slug}/stop`, `/migrations/${slug}/edit`, `/migrations/${slug}/delete`]);
       expect(textOf(page.html)).to.include('The route, engine, purpose and customer code are fixed once it has run');
       expect(await statusOf(slug)).to.equal('queued');
+    });
+
+    it('shows the readiness report the coverage pre-flight wrote: what blocks and why, every module under a fold', async () => {
+      const hop = {
+        origin: '16.0',
+        destination: '17.0',
+        counts: { ok: 1, warning: 0, blocks: 1 },
+        modules: [
+          { module: 'acme_custom', found: 'missing', where: null, openupgrade: null, verdict: 'blocks', note: 'not on the destination\'s addons path: name the branch holding its code for this version, or uninstall it first' },
+          { module: 'sale', found: 'standard', where: '/opt/odoo/17.0/addons/sale', openupgrade: 'done', verdict: 'ok', note: 'OpenUpgrade: done' },
+        ],
+      };
+      await createFsBlobStore(platform.config.FORJA_DATA_DIR).put(readinessKey(slug, 1, '17.0'), Readable.from([JSON.stringify(hop)]));
+      const text = textOf((await viewer.get(`/migrations/${slug}`)).html);
+      expect(text).to.include("Readiness Made by run 1's coverage pre-flight");
+      expect(text).to.include('16.0 → 17.0: 1 ready, 0 with a warning, 1 blocking');
+      expect(text).to.match(/acme_custom missing — blocks not on the destination's addons path: name the branch holding its code for this version/);
+      expect(text).to.include('All 2 installed modules');
     });
 
     it('shows a refusal for the state (409) as a message on the page it goes back to', async () => {

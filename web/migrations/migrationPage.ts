@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { getMigration, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
+import type { ReadinessOut } from '../controlPlaneClient.ts';
 import { getRun, runSteps, runsOf } from '#projections/erpMigrations/migrationRuns.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
@@ -46,6 +47,9 @@ function pollingState(req: Request, res: Response, status: string, sentence: str
   return { said: digest(sentence), announce: wantsPartial(req) && queryString(req, 'said') !== digest(sentence) };
 }
 
+/** The report with each hop's modules that block or warn first, for the table above the fold. */
+const readinessView = (readiness: ReadinessOut) => ({ ...readiness, hops: readiness.hops.map((hop) => ({ ...hop, flagged: hop.modules.filter((module) => module.verdict !== 'ok') })) });
+
 /**
  * The migration's page, or the last run's steps block alone for the block's polling. `forms` holds
  * a refused form (its input and errors) when the page is re-rendered in answer to one.
@@ -81,6 +85,8 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     canOperate,
     actions: actions.filter((action) => action !== 'delete'),
     canDelete: actions.includes('delete'),
+    // Only on the whole page: the polled block does not show it.
+    readiness: wantsPartial(req) ? null : readinessView(await ctx.controlPlane.migrationReadiness(actorOf(res).user_id, slug)),
     editable: migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'project', 'code'] : ['contract', 'notify_to'],
     codeLines: codeText(migration.code),
     choices: FORM_CHOICES,

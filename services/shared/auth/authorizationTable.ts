@@ -92,6 +92,8 @@ export const authorizationTable: readonly RouteRule[] = [
   controlPlane('GET', '/api/v1/migrations/:slug/resync', 'viewer'),
   controlPlane('POST', '/api/v1/migrations/:slug/resync', 'developer'),
   controlPlane('GET', '/internal/migrations/:slug/resync', 'service', 'viewer'),
+  controlPlane('GET', '/api/v1/migrations/:slug/readiness', 'viewer'),
+  controlPlane('GET', '/internal/migrations/:slug/readiness', 'service', 'viewer'),
   controlPlane('POST', '/internal/migrations/:slug/resync', 'service', 'developer'),
   controlPlane('GET', '/api/v1/recipes', 'developer'),
   controlPlane('GET', '/api/v1/recipes/:flavor/:stem', 'developer'),

@@ -1,7 +1,12 @@
-import { knownModules } from '#services/erp-standin/knownModules.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { DEFAULT_ADDONS_PATH, knownModules } from '#services/erp-standin/knownModules.ts';
+import { readinessKey } from '#services/migrations/domain/readinessKey.ts';
 import { done, fail } from '#shared/workflow/stepOutcome.ts';
 import type { MigrationStep } from '../migrationStepContext.ts';
-import { hopDestination, stringListParam } from './stepParams.ts';
+import { hopReadiness } from '../readiness/moduleReadiness.ts';
+import { hopDestination, hopOrigin, stringListParam } from './stepParams.ts';
 
 /** How many missing modules a failure names. */
 const NAMED = 20;
@@ -35,6 +40,18 @@ export const modules: MigrationStep = async (context) => {
   const unknown = installed.filter((name) => !known.has(name));
   const missing = unknown.filter((name) => !allowed.some((pattern) => pattern.test(name)));
   const allowedMissing = unknown.filter((name) => !missing.includes(name));
+  const readiness = hopReadiness({
+    origin: hopOrigin(step, context.migration.origin),
+    destination,
+    installed,
+    // The stand-in's own folders come last, as knownModules reads them: base lives there.
+    addonsPath: [...spec.addonsPath, ...DEFAULT_ADDONS_PATH],
+    checkout: spec.sourceDir,
+    openupgrade: context.migration.engine === 'openupgrade' ? (spec.addonsPath.find((dir) => existsSync(join(dir, 'openupgrade_framework'))) ?? null) : null,
+    allowed,
+  });
+  await context.blobs.put(readinessKey(context.migration.slug, context.run.number, destination), Readable.from([JSON.stringify(readiness)]));
+  await context.log(`modules ${step.id}: readiness for ${destination}: ${readiness.counts.ok} ok, ${readiness.counts.warning} warning(s), ${readiness.counts.blocks} blocking`);
   if (missing.length > 0) {
     const listed = `${missing.slice(0, NAMED).join(', ')}${missing.length > NAMED ? ` and ${missing.length - NAMED} more` : ''}`;
     return fail(`modules ${step.id}: ${missing.length} installed module(s) the ${destination} ERP cannot load: ${listed}`, { retryable: false });

@@ -26,6 +26,12 @@ export function hopDestination(step: PlannedStep, migrationDestination: string):
   return typeof hop?.destination === 'string' ? hop.destination : migrationDestination;
 }
 
+/** The version the step's hop starts from (the migration's origin for a one-hop plan). */
+export function hopOrigin(step: PlannedStep, migrationOrigin: string): string {
+  const hop = step.params['hop'] as { origin?: unknown } | undefined;
+  return typeof hop?.origin === 'string' ? hop.origin : migrationOrigin;
+}
+
 /** `1.2 GB (1234567890 bytes)`: the figure an operator compares, and the exact one. */
 export function bytesText(bytes: number): string {
   const units = ['bytes', 'kB', 'MB', 'GB', 'TB'];

@@ -1,0 +1,29 @@
+import { text } from 'node:stream/consumers';
+import type { BlobStore } from '#shared/blobs/blobStore.ts';
+import { readinessDestination, readinessKey, runBlobFolder } from '#services/migrations/domain/readinessKey.ts';
+
+/** ReadinessOut (schemas/api/ReadinessOut.v1.json). */
+export interface ReadinessOut {
+  /** The run whose coverage pre-flight made the report, or null when none has yet. */
+  run: number | null;
+  hops: object[];
+  note: string;
+}
+
+/**
+ * The readiness report of a migration: the hops' reports the most recent run that checked its
+ * modules wrote (a resume reuses its failed run's coverage steps, so it looks further back).
+ * `runs`: the migration's run numbers, newest first.
+ */
+export async function readinessOf(blobs: BlobStore, slug: string, runs: readonly number[]): Promise<ReadinessOut> {
+  for (const run of runs) {
+    const destinations = (await blobs.list(runBlobFolder(slug, run))).map(readinessDestination).filter((destination) => destination !== null);
+    if (destinations.length === 0) continue;
+    const hops = [];
+    for (const destination of destinations.sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b))) {
+      hops.push(JSON.parse(await text(await blobs.get(readinessKey(slug, run, destination)))) as object);
+    }
+    return { run, hops, note: `made by run ${run}'s coverage pre-flight from the restored database and each hop's addons path` };
+  }
+  return { run: null, hops: [], note: 'no run has checked the modules yet: run the migration, and its coverage pre-flight makes the report' };
+}
