@@ -12,6 +12,7 @@ import { serveCustomerDump, type RunBody } from '#test/support/migrationHarness.
 import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
+import { pdfToText } from './report/pdfTools.ts';
 import { waitUntil } from '#test/support/wait.ts';
 
 const STANDIN = fileURLToPath(new URL('../../services/erp-standin/odoo-bin', import.meta.url));
@@ -129,6 +130,13 @@ describe('a migration with the customer\'s code per hop (process runtime, ERP st
     expect(modules['oca_widget']).to.deep.include({ found: 'missing', verdict: 'blocks' });
     expect(modules['sale']).to.deep.include({ found: 'standard', openupgrade: 'done', verdict: 'ok' });
     expect(readiness.hops[0]!.counts.blocks).to.equal(2);
+    // …and in the run's PDF report, read back with poppler's pdftotext.
+    const generated = await call(`/api/v1/migrations/${slug}/runs/1/report`, { method: 'POST' });
+    expect(generated.status, await generated.clone().text()).to.equal(201);
+    const pdf = Buffer.from(await (await call(((await generated.json()) as { download: string }).download)).arrayBuffer());
+    const text = pdfToText(pdf, runDir('readiness-pdf'), 'readiness');
+    expect(text).to.include('Readiness').and.match(/16\.0 -> 17\.0: \d+ ready, \d+ with a warning, 2 blocking/);
+    expect(text).to.match(/acme_custom\s+missing/).and.match(/oca_widget\s+missing/);
   });
 
   it('with the 17.0 branch named, migrates every module, the custom one and the submodule\'s included; a resume after a failed upgrade reuses the checkout', async () => {

@@ -3,7 +3,7 @@ import type { ControlPlaneContext } from '../context.ts';
 import { route } from '../http/route.ts';
 import { validateSlug } from '../http/validate.ts';
 import { migrationOr404, runsOf } from './migrationOut.ts';
-import { readinessOf } from './migrationReadiness.ts';
+import { readinessOf } from '#services/migrations/report/readinessOf.ts';
 
 /** `GET …/migrations/{slug}/readiness`: per hop, where each installed module comes from and what it means for the run. */
 export function migrationReadinessApi(router: Router, ctx: ControlPlaneContext): void {

@@ -3,7 +3,7 @@ import { isJobEnded } from '#shared/workflow/jobState.ts';
 import { pdfText, reportTime } from './reportFormat.ts';
 import { statusColor, statusWords, who, type ReportInput } from './reportInput.ts';
 import type { DocumentDefinition } from './renderPdf.ts';
-import { artifacts, decisions, facts, failures, MUTED, recipe, steps, summary, warnings } from './reportSections.ts';
+import { artifacts, decisions, facts, failures, MUTED, readiness, recipe, steps, summary, warnings } from './reportSections.ts';
 
 /** The font every style uses: a PDF standard font, so nothing is downloaded or embedded. */
 export const REPORT_FONT = 'Helvetica';
@@ -63,7 +63,7 @@ export function reportDocument(input: ReportInput): DocumentDefinition {
     }),
     // A heading with nothing after it on its page moves to the next one.
     pageBreakBefore: (node: { headlineLevel?: number }, followingOnPage: unknown[]) => node.headlineLevel === 1 && followingOnPage.length === 0,
-    content: [...titlePage(input), ...summary(input), ...decisions(input), ...steps(input), ...warnings(input), ...failures(input), ...artifacts(input), ...recipe(input)],
+    content: [...titlePage(input), ...summary(input), ...decisions(input), ...readiness(input), ...steps(input), ...warnings(input), ...failures(input), ...artifacts(input), ...recipe(input)],
     defaultStyle: { font: REPORT_FONT, fontSize: 9.5, lineHeight: 1.2, color: '#111827' },
     styles: {
       // No letter spacing: pdftotext and screen readers would read it as F O R J A.

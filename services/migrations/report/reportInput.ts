@@ -2,6 +2,7 @@ import { isJobEnded, type JobStatus } from '#shared/workflow/jobState.ts';
 import type { LiveMigration, Run } from '../domain/migration.ts';
 import { ARTIFACTS_PER_RUN } from '../domain/migrationReports.ts';
 import { pdfText } from './reportFormat.ts';
+import type { ReadinessOut } from './readinessOf.ts';
 import type { RunHistory } from './runHistory.ts';
 
 /** Everything a run's report shows, gathered by `runReport.ts`; the document is a pure function of it. */
@@ -16,6 +17,8 @@ export interface ReportInput {
   generatedAt: Date;
   /** Who asked for the report: a user id, or `system` for the run's own report step. */
   generatedBy: string;
+  /** The readiness report of this run's pre-flight, or of the run it resumed (readinessOf.ts). */
+  readiness: ReadinessOut;
   /** The report step making this report, when a step makes it: it shows as running, whatever the state says. */
   self?: string;
 }

@@ -119,6 +119,32 @@ export function warnings(input: ReportInput): Content[] {
   ];
 }
 
+/** The readiness report (readinessOf.ts): per hop its counts, the modules that block or warn with why, and how many are ready. */
+export function readiness(input: ReportInput): Content[] {
+  const { hops, note } = input.readiness;
+  if (hops.length === 0) return [heading('Readiness'), { text: pdfText(`No readiness report: ${note}.`), style: 'muted' }];
+  return [
+    heading('Readiness'),
+    { text: pdfText(`${note.charAt(0).toUpperCase()}${note.slice(1)}.`), style: 'muted', margin: [0, 0, 0, 6] },
+    ...hops.flatMap((hop): Content[] => {
+      const flagged = hop.modules.filter((module) => module.verdict !== 'ok');
+      const title = { text: `${hop.origin} -> ${hop.destination}: ${hop.counts.ok} ready, ${hop.counts.warning} with a warning, ${hop.counts.blocks} blocking`, bold: true, margin: [0, 4, 0, 4] };
+      if (flagged.length === 0) return [title, { text: `All ${hop.modules.length} installed modules are ready.`, style: 'muted' }];
+      const row = (module: (typeof flagged)[number]): Content[] => [
+        { text: pdfText(module.module), style: 'cell' },
+        { text: pdfText(`${module.found}${module.where && module.found !== 'standard' ? ` (${module.where})` : ''}`), style: 'cell' },
+        { text: pdfText(module.openupgrade ?? '-'), style: 'cell' },
+        { text: pdfText(`${module.verdict}: ${module.note}`), style: 'cell' },
+      ];
+      return [
+        title,
+        { table: { headerRows: 1, widths: [90, 90, 60, '*'], body: [['Module', 'Found', 'OpenUpgrade', 'Verdict'].map((text) => ({ text, style: 'th' })), ...flagged.map(row)] }, layout: 'lightHorizontalLines' },
+        { text: `The other ${hop.modules.length - flagged.length} installed modules are ready.`, style: 'muted', margin: [0, 4, 0, 0] },
+      ];
+    }),
+  ];
+}
+
 /** A block of log lines in a shaded box; long lines wrap inside it. */
 function logBox(lines: readonly string[]): Content {
   const shown = lines.slice(-LOG_EXCERPT_LINES).map((line) => pdfText(line));

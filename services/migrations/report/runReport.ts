@@ -1,4 +1,5 @@
 import { assertBlobKey, BlobNotFoundError, type BlobStore } from '#shared/blobs/blobStore.ts';
+import { readinessOf } from './readinessOf.ts';
 import { DomainError } from '#shared/decider/decider.ts';
 import type { EventStore } from '#shared/eventStore/eventStore.ts';
 import { evolveMigration, initialMigrationState, migrationStream, type MigrationEvent } from '../domain/migration.ts';
@@ -61,5 +62,7 @@ export async function runReportPdf(sources: ReportSources, request: ReportReques
   if (!run || !history) throw new DomainError(`migration ${slug} has no run ${number}`, 'not_found');
   const emails = await sources.emailsOf([...history.actors, request.generatedBy].filter((actor) => actor !== 'system'));
   const logTail = await blobLogTail(sources.blobs, runLogKey(slug, number));
-  return renderPdf(reportDocument({ migration: state, run, history, emails, logTail, generatedAt: request.generatedAt, generatedBy: request.generatedBy, ...(request.self ? { self: request.self } : {}) }));
+  // This run's report, or that of the run whose pre-flight it reused.
+  const readiness = await readinessOf(sources.blobs, slug, state.runs.map((candidate) => candidate.number).filter((candidate) => candidate <= number).sort((a, b) => b - a));
+  return renderPdf(reportDocument({ migration: state, run, history, emails, logTail, readiness, generatedAt: request.generatedAt, generatedBy: request.generatedBy, ...(request.self ? { self: request.self } : {}) }));
 }

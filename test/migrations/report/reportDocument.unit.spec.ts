@@ -29,6 +29,7 @@ function inputFor(number: number, events = story(), extra: Partial<ReportInput> 
     logTail: ['last line of the run log'],
     generatedAt: new Date('2026-11-23T10:00:00Z'),
     generatedBy: ANA,
+    readiness: { run: null, hops: [], note: 'no run has checked the modules yet: run the migration, and its coverage pre-flight makes the report' },
     ...extra,
   };
 }
@@ -176,5 +177,28 @@ describe('migration report: text the standard fonts can draw', () => {
     expect(reportDuration(null)).to.equal('-');
     expect(reportBytes(12)).to.equal('12 bytes');
     expect(reportBytes(1_288_490_189)).to.equal('1.2 GiB (1,288,490,189 bytes)');
+  });
+
+  it('shows the readiness report: per hop its counts, the modules that block or warn with why, how many are ready', () => {
+    const readiness = {
+      run: 1,
+      note: "made by run 1's coverage pre-flight from the restored database and each hop's addons path",
+      hops: [
+        {
+          origin: '16.0',
+          destination: '17.0',
+          counts: { ok: 1, warning: 0, blocks: 1 },
+          modules: [
+            { module: 'acme_custom', found: 'missing', where: null, openupgrade: null, verdict: 'blocks' as const, note: "not on the destination's addons path" },
+            { module: 'sale', found: 'standard', where: '/opt/odoo/17.0/addons/sale', openupgrade: 'done', verdict: 'ok' as const, note: 'OpenUpgrade: done' },
+          ],
+        },
+      ],
+    };
+    const text = joined(reportDocument(inputFor(1, story(), { readiness })).content);
+    expect(text).to.include('Readiness').and.include('16.0 -> 17.0: 1 ready, 0 with a warning, 1 blocking');
+    expect(text).to.include("acme_custom missing - blocks: not on the destination's addons path");
+    expect(text).to.include('The other 1 installed modules are ready.');
+    expect(joined(reportDocument(inputFor(1)).content)).to.include('No readiness report: no run has checked the modules yet');
   });
 });

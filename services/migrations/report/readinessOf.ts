@@ -1,12 +1,29 @@
 import { text } from 'node:stream/consumers';
 import type { BlobStore } from '#shared/blobs/blobStore.ts';
-import { readinessDestination, readinessKey, runBlobFolder } from '#services/migrations/domain/readinessKey.ts';
+import { readinessDestination, readinessKey, runBlobFolder } from '../domain/readinessKey.ts';
+
+/** One module of a hop's report (executor: migration/readiness/moduleReadiness.ts writes them). */
+export interface ReadinessModule {
+  module: string;
+  found: string;
+  where: string | null;
+  openupgrade: string | null;
+  verdict: 'ok' | 'warning' | 'blocks';
+  note: string;
+}
+
+export interface HopReadinessReport {
+  origin: string;
+  destination: string;
+  counts: { ok: number; warning: number; blocks: number };
+  modules: ReadinessModule[];
+}
 
 /** ReadinessOut (schemas/api/ReadinessOut.v1.json). */
 export interface ReadinessOut {
   /** The run whose coverage pre-flight made the report, or null when none has yet. */
   run: number | null;
-  hops: object[];
+  hops: HopReadinessReport[];
   note: string;
 }
 
@@ -21,7 +38,7 @@ export async function readinessOf(blobs: BlobStore, slug: string, runs: readonly
     if (destinations.length === 0) continue;
     const hops = [];
     for (const destination of destinations.sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b))) {
-      hops.push(JSON.parse(await text(await blobs.get(readinessKey(slug, run, destination)))) as object);
+      hops.push(JSON.parse(await text(await blobs.get(readinessKey(slug, run, destination)))) as HopReadinessReport);
     }
     return { run, hops, note: `made by run ${run}'s coverage pre-flight from the restored database and each hop's addons path` };
   }
