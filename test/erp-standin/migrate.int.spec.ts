@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
-import { STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
+import { STANDIN_OPENUPGRADE, STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
 import { testCluster } from '#test/support/postgres.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
@@ -33,8 +33,8 @@ describe('ERP stand-in migrations (OpenUpgrade-style -u all --upgrade-path)', fu
       mkdirSync(join(dir, 'acme_extra'), { recursive: true });
       writeFileSync(join(dir, 'acme_extra', '__init__.py'), '');
       writeFileSync(join(dir, 'acme_extra', '__manifest__.py'), `{'name': 'Acme extra', 'version': '${series}.1.0.0', 'depends': ['sale']}\n`);
-      // On 16.0 and 17.0 an addons path replaces the default one: the standard modules must be on it.
-      return `${dir},${STANDIN_STANDARD_ADDONS}`;
+      // On 16.0 and 17.0 an addons path replaces the default one: the standard modules must be on it; and OpenUpgrade's folder, whose framework --load names.
+      return `${dir},${STANDIN_STANDARD_ADDONS},${STANDIN_OPENUPGRADE}`;
     }) as [string, string];
   });
 
@@ -136,6 +136,17 @@ describe('ERP stand-in migrations (OpenUpgrade-style -u all --upgrade-path)', fu
       expect(readFileSync(logfile, 'utf8')).to.match(new RegExp(`ERROR ${database} odoo\\.tools\\.config: option --upgrade-path: .* is not a valid upgrade directory`));
     }
     expect((await versions(database)).base).to.equal('16.0.1.3');
+  });
+
+  it('refuses, changing nothing, when openupgrade_framework is in --load but not on the addons path', async () => {
+    const database = database16();
+    const before = await versions(database);
+    const logfile = join(work, `${database}-noframework.log`);
+    const withoutOpenUpgrade = addons17.split(',').filter((dir) => dir !== STANDIN_OPENUPGRADE).join(',');
+    const result = standin('17.0', ['-d', database, '--addons-path', withoutOpenUpgrade, '--upgrade-path', FIXTURE, '--logfile', logfile, ...OPENUPGRADE]);
+    expect(result.status).to.not.equal(0);
+    expect(readFileSync(logfile, 'utf8')).to.include('Failed to load server-wide module `openupgrade_framework`: it is not on the addons path');
+    expect(await versions(database)).to.deep.equal(before);
   });
 
   it('migrates nothing, and says so, without openupgrade_framework in --load or without an upgrade path', async () => {

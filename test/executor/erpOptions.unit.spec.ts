@@ -76,7 +76,9 @@ describe('the ERP options Forja writes in its configuration file (erpOptions.ts,
       expect(container.User).to.equal('70001:70001');
       expect(container.HostConfig?.Binds).to.include('/data/instances/acme-dev/run:/etc/forja:ro');
     }
-    expect(server.Cmd).to.deep.equal(['odoo', '-c', '/etc/forja/erp.conf', '-d', 'forja_acme_dev', '--http-port', '8069', '--http-interface', '0.0.0.0']);
+    // The image's command is the entrypoint: the official entrypoint.sh would append --db_password (erpContainer.ts).
+    expect(server.Entrypoint).to.deep.equal(['odoo']);
+    expect(server.Cmd).to.deep.equal(['-c', '/etc/forja/erp.conf', '-d', 'forja_acme_dev', '--http-port', '8069', '--http-interface', '0.0.0.0']);
     expect(server.HostConfig?.PortBindings).to.deep.equal({ '8069/tcp': [{ HostIp: '127.0.0.1', HostPort: '21000' }], '8072/tcp': [{ HostIp: '127.0.0.1', HostPort: '21001' }] });
     expect(server.Labels).to.include({ 'forja.host-port': '21000', 'forja.host-gevent-port': '21001' });
   });
