@@ -33,4 +33,13 @@ describe('docker runtime: the one-shot container of an ERP command', () => {
     expect(cmd[0]).to.equal('-c');
     expect(cmd.slice(-4)).to.deep.equal(['--no-http', '-i', 'sale', '--stop-after-init']);
   });
+
+  it('mounts the folders of --upgrade-path read-only and names them as the container sees them; the image\'s own folder stays in place', () => {
+    const standin = { ...image, hostFolder: '/srv/forja-checkout' } as ErpImage;
+    const created = oneShotContainer(spec, standin, 'bridge', 'forja-acme-dev-oneshot', ['-u', 'all', '--upgrade-path=/opt/openupgrade/17.0/openupgrade_scripts/scripts,/srv/forja-checkout/services/erp-standin/upgrades/17.0', '--stop-after-init'], confinement);
+    expect(created.Cmd).to.include('--upgrade-path=/mnt/forja-upgrade/0,/srv/forja-checkout/services/erp-standin/upgrades/17.0');
+    expect(created.HostConfig?.Binds).to.include('/opt/openupgrade/17.0/openupgrade_scripts/scripts:/mnt/forja-upgrade/0:ro');
+    const spaced = oneShotContainer(spec, image, 'bridge', 'forja-acme-dev-oneshot', ['--upgrade-path', '/opt/up/17.0'], confinement);
+    expect(spaced.Cmd?.slice(-2)).to.deep.equal(['--upgrade-path', '/mnt/forja-upgrade/0']);
+  });
 });

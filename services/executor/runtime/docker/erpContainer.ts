@@ -239,6 +239,38 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
   };
 }
 
+/** Where host folders named by `--upgrade-path` are mounted, one numbered folder each. */
+const UPGRADE_PATHS = '/mnt/forja-upgrade';
+
+/**
+ * A run's arguments as the container sees them: the folders of `--upgrade-path` (a recipe's
+ * `${paths.upgrade}`, a host path: OpenUpgrade's scripts) are mounted read-only at
+ * /mnt/forja-upgrade/<n> and the argument names those. A folder of the image's host folder (the
+ * stand-in's own scripts) is already there at the same path.
+ */
+export function containerRunArgs(args: readonly string[], image: Pick<ErpImage, 'hostFolder'>): { args: string[]; binds: string[] } {
+  const binds: string[] = [];
+  const mapped = (list: string) =>
+    list
+      .split(',')
+      .map((folder) => {
+        const host = resolve(folder.trim());
+        if (image.hostFolder && (host === image.hostFolder || host.startsWith(`${image.hostFolder}/`))) return host;
+        const mountPoint = `${UPGRADE_PATHS}/${binds.length}`;
+        binds.push(`${host}:${mountPoint}:ro`);
+        return mountPoint;
+      })
+      .join(',');
+  const out: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg.startsWith('--upgrade-path=')) out.push(`--upgrade-path=${mapped(arg.slice('--upgrade-path='.length))}`);
+    else if (arg === '--upgrade-path' && index + 1 < args.length) out.push(arg, mapped(args[++index]!));
+    else out.push(arg);
+  }
+  return { args: out, binds };
+}
+
 /**
  * A one-shot run (`-i sale --stop-after-init`): no HTTP, same mounts and network as the server.
  * With `subcommand` (`neutralize`) the image's command is followed by it, as odoo/cli/command.py
@@ -246,17 +278,18 @@ export function serverContainer(spec: ErpRunSpec, image: ErpImage, placement: Pl
  */
 export function oneShotContainer(spec: ErpRunSpec, image: ErpImage, mode: NetworkMode, name: string, args: string[], confinement: Confinement, subcommand?: string): ContainerCreateOptions {
   const limits = confined(confinement);
+  const run = containerRunArgs(args, image);
   return {
     name,
     Image: image.ref,
     ...entrypoint(image),
-    Cmd: subcommand ? [subcommand, ...erpArgs(spec), ...args] : [...erpArgs(spec), '--no-http', ...args],
+    Cmd: subcommand ? [subcommand, ...erpArgs(spec), ...run.args] : [...erpArgs(spec), '--no-http', ...run.args],
     Env: erpEnv(spec),
     ...limits.user,
     Labels: { [LABELS.instance]: spec.slug, [LABELS.role]: 'run', [LABELS.database]: spec.database },
     HostConfig: {
       NetworkMode: mode === 'bridge' ? networkName(spec.slug) : 'host',
-      Binds: binds(spec, image),
+      Binds: [...binds(spec, image), ...run.binds],
       Tmpfs: volumeStandIns(spec),
       RestartPolicy: { Name: 'no' },
       ...limits.host,
