@@ -4,7 +4,8 @@
  * constant-JSON node:http server, raw PK lookups through pg, raw COPY into an unindexed table).
  * Generates the files, imports them into a fresh private cluster under .data/bench-padron, serves
  * them, loads the service with autocannon, prints the report on stdout (progress on stderr) and
- * stops the cluster. A benchmark, not a test: it fails only on real errors (or wrong statuses).
+ * stops the cluster. A benchmark, not a test: it fails only on real errors (or wrong statuses), and
+ * with --quick (CI) also when server CPU per hit exceeds CPU_GUARD × the anchor's in the same run.
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { pkLookupRate, rawCopySeconds } from './padron/anchors.ts';
 import { generateFiles, importFiles } from './padron/imports.ts';
 import { parsePadronBenchOptions } from './padron/options.ts';
 import { progress } from './padron/progress.ts';
-import { renderPadronReport } from './padron/report.ts';
+import { cpuGuardHolds, CPU_GUARD, renderPadronReport } from './padron/report.ts';
 import { sampleCuits } from './padron/samples.ts';
 import { serveAndMeasure } from './padron/serviceRuns.ts';
 
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
       const biggest = imports.reduce((best, figure) => (figure.load.rowsLoaded > best.load.rowsLoaded ? figure : best));
       const own = await pool.query<{ cuit: string }>(`select cuit::text from padron.rates_${biggest.load.loadId} tablesample bernoulli (1) limit ${SAMPLE}`);
       const pkLookups = await pkLookupRate(pool, biggest.load.loadId, own.rows.map((row) => row.cuit), options.seconds);
+      if (options.quick && !cpuGuardHolds(figures)) {
+        process.stderr.write(`[bench:padron] guard failed: server CPU per hit is over ${CPU_GUARD}× the anchor's (report on stdout)\n`);
+        process.exitCode = 1;
+      }
       return renderPadronReport({ machine, options, imports, service, ...figures, pkLookups, loadBefore, loadAfter: load() });
     } finally {
       await pool.end();

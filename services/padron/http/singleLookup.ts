@@ -2,7 +2,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { filterSlots, ratesInMemory, ratesOf } from '../lookup/lookupRates.ts';
 import { BadLookupRequest, filtersFromQuery, filtersKey, normalizeCuit, type CuitKey, type LookupFilters } from '../lookup/requestTerms.ts';
 import type { SlotView } from '../lookup/slotView.ts';
+import { AnswerCache } from './answerCache.ts';
 import type { LookupContext } from './lookupContext.ts';
+import type { AnswerRecorder, PadronMetrics } from './metrics.ts';
 import { clientAddress } from './rateLimit.ts';
 import { etagMatches, sendDetail } from './respond.ts';
 
@@ -17,6 +19,7 @@ export const SINGLE_PREFIX = '/padron/cuit/';
 export function handleSingleLookup(req: IncomingMessage, res: ServerResponse, context: LookupContext): void {
   const started = performance.now();
   const { metrics } = context;
+  const answered = recordersOf(metrics);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     sendDetail(res, 405, `method ${req.method ?? '?'} not allowed on ${SINGLE_PREFIX}{cuit}; use GET`, { allow: 'GET, HEAD' });
     return metrics.observe('cuit', 405, started);
@@ -41,23 +44,44 @@ export function handleSingleLookup(req: IncomingMessage, res: ServerResponse, co
     return metrics.observe('cuit', 400, started);
   }
   const view = context.registry.viewFor(filters.date);
-  const etag = `"${cuit.text}.${filtersKey(filters)}.${view.version}"`;
+  const key = `${cuit.text}.${filtersKey(filters)}`;
+  const cached = answers.get(view, key);
+  const etag = cached ? cached.etag : `"${key}.${view.version}"`;
   if (etagMatches(req.headers['if-none-match'], etag)) {
     res.writeHead(304, lookupHeaders(etag, limit.headers));
     res.end();
     metrics.lookedUp('notModified');
-    return metrics.observe('cuit', 304, started);
+    return answered.notModified.record(started);
+  }
+  if (cached) {
+    sendLookup(res, cached.body, etag, limit.headers);
+    metrics.lookedUp('memory');
+    return answered.ok.record(started);
   }
   const slots = filterSlots(view, filters);
   if (view.inMemory || slots.every((slot) => slot.index !== undefined)) {
-    sendLookup(res, `{"cuit":"${cuit.text}","results":${ratesInMemory(slots, cuit)}}`, etag, limit.headers);
+    const body = Buffer.from(`{"cuit":"${cuit.text}","results":${ratesInMemory(slots, cuit)}}`);
+    if (view === context.registry.current) answers.set(view, key, { body, etag });
+    sendLookup(res, body, etag, limit.headers);
     metrics.lookedUp('memory');
-    return metrics.observe('cuit', 200, started);
+    return answered.ok.record(started);
   }
   answerFromDatabase(res, context, slots, cuit, etag, limit.headers, started);
 }
 
 const NO_FILTERS: LookupFilters = Object.freeze({});
+
+/** One cache for the process: every service instance in it serves the same views of its own registry. */
+const answers = new AnswerCache();
+
+const boundRecorders = new WeakMap<PadronMetrics, { ok: AnswerRecorder; notModified: AnswerRecorder }>();
+
+/** The recorders of the two answers nearly every lookup gets, bound once per metrics. */
+function recordersOf(metrics: PadronMetrics): { ok: AnswerRecorder; notModified: AnswerRecorder } {
+  let recorders = boundRecorders.get(metrics);
+  if (!recorders) boundRecorders.set(metrics, (recorders = { ok: metrics.answer('cuit', 200), notModified: metrics.answer('cuit', 304) }));
+  return recorders;
+}
 
 /** The response headers of a lookup: few, built in one literal (this runs tens of thousands of times a second). */
 function lookupHeaders(etag: string, limitHeaders: OutgoingHttpHeaders): OutgoingHttpHeaders {
@@ -66,10 +90,10 @@ function lookupHeaders(etag: string, limitHeaders: OutgoingHttpHeaders): Outgoin
   return headers;
 }
 
-function sendLookup(res: ServerResponse, body: string, etag: string, limitHeaders: OutgoingHttpHeaders): void {
+function sendLookup(res: ServerResponse, body: Buffer | string, etag: string, limitHeaders: OutgoingHttpHeaders): void {
   const headers = lookupHeaders(etag, limitHeaders);
   headers['content-type'] = 'application/json; charset=utf-8';
-  headers['content-length'] = Buffer.byteLength(body);
+  headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   res.writeHead(200, headers);
   res.end(body);
 }
