@@ -9,7 +9,7 @@ export const FORM_CHOICES = {
   versions: MIGRATION_VERSIONS,
   flavors: FLAVORS,
   purposes: PURPOSES,
-  engineOptions: [['', 'The flavor’s (openupgrade; upgrade-service for enterprise)'], ...ENGINES.map((engine) => [engine, engine])],
+  engineOptions: [['', 'By flavor'], ...ENGINES.map((engine) => [engine, engine])],
 };
 
 export const CREATE_FIELDS = ['name', 'origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'pull_url', 'project', 'code'] as const;

@@ -8,7 +8,7 @@
   if (!element || !window.Terminal || !window.FitAddon) return;
   const state = document.getElementById(element.dataset.shellState);
   const reconnect = document.getElementById(element.dataset.shellReconnect);
-  const term = new window.Terminal({ cursorBlink: true, fontSize: 14, scrollback: 5000, fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' });
+  const term = new window.Terminal({ cursorBlink: true, fontSize: 14, lineHeight: 1.2, scrollback: 5000, fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' });
   const fit = new window.FitAddon.FitAddon();
   term.loadAddon(fit);
   term.open(element);

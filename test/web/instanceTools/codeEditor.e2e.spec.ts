@@ -110,7 +110,10 @@ describe('the code editor (code-server) of an instance, behind web at /instances
       page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && violations.push(`${message.text()} (${message.location().url})`)));
       // From the instance's page, as a developer opens it: a page of its own, not an htmx swap.
       await page.goto(`${platform.web}/instances/${SLUG}`);
-      await page.getByRole('link', { name: 'Code editor' }).click();
+      // A third-party tool opens in a tab of its own (it has no way back to Forja): follow its link here.
+      const toolLink = page.getByRole('link', { name: 'Code editor (new tab)' });
+      expect(await toolLink.getAttribute('target')).to.equal('_blank');
+      await page.goto(new URL((await toolLink.getAttribute('href')) ?? '', page.url()).href);
       await page.waitForURL((url) => url.hostname === 'code-acme-norte-main.tools.localhost' && `${url.pathname}${url.search}` === `${BASE}/?folder=${encodeURIComponent(sourceDir).replace(/%2F/g, '/')}`);
       // The explorer shows addons/sale_extra/models as one compact row: one click opens all three.
       await page.getByRole('treeitem', { name: /^addons/ }).first().click();

@@ -34,7 +34,10 @@ describe('the notebook editor in Chromium: from the instance page to a cell run'
       const scriptErrors: string[] = [];
       await signInWithForm(page, platform.web, USERS.developer, PASSWORD);
       await page.goto(`${platform.web}/instances/acme-dev`);
-      await page.getByRole('link', { name: 'Notebook editor' }).click();
+      // A third-party tool opens in a tab of its own (it has no way back to Forja): follow its link here.
+      const toolLink = page.getByRole('link', { name: 'Notebook editor (new tab)' });
+      expect(await toolLink.getAttribute('target')).to.equal('_blank');
+      await page.goto(new URL((await toolLink.getAttribute('href')) ?? '', page.url()).href);
       // Web's link opens the notebook on its own tools host.
       await page.waitForURL(/^http:\/\/editor-acme-dev\.tools\.localhost:\d+\/instances\/acme-dev\/editor\/proxy\/tree$/);
       page.on('pageerror', (error) => scriptErrors.push(error.message));
