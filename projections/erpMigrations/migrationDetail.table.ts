@@ -35,6 +35,8 @@ export interface MigrationDetailTable {
   last_run_status: JobStatus | null;
   /** The last run failed in a pre-flight step: run-anyway is offered. */
   preflight_failed: boolean;
+  /** When migrated: the recipe snapshot its successful run followed (*Run* is refused while it is still recipe_sha256); null otherwise. */
+  migrated_recipe_sha256: string | null;
   created_by: string;
   created_at: Date;
   updated_at: Date;

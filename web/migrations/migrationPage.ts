@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { getMigration, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
+import { getMigration, migrationActionViewOf, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import { getRun, runSteps, runsOf } from '#projections/erpMigrations/migrationRuns.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
@@ -59,7 +59,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
   const progress = progressText(last, steps);
   const polling = pollingState(req, res, migration.status, progress);
   const canOperate = roleAtLeast(actorOf(res).role, 'developer');
-  const actions = canOperate ? allowedMigrationActions({ slug, status: migration.status, inputMode: migration.input.mode, preflightFailed: migration.preflight_failed }) : [];
+  const actions = canOperate ? allowedMigrationActions(migrationActionViewOf(migration)) : [];
   // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
   if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/migrations/${slug}`);
   const data = {
