@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { migrationWorkingInstances } from '#projections/instances/migrationWorkingInstances.ts';
 import { getMigration, migrationActionViewOf, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import { getRun, runSteps, runsOf } from '#projections/erpMigrations/migrationRuns.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
@@ -74,6 +75,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     steps,
     gate: migration.status === 'waiting' ? steps.find((step) => step.status === 'waiting') : undefined,
     runs: runs.map(runView),
+    workingInstances: await migrationWorkingInstances(ctx.readModel, slug),
     artifacts: wantsPartial(req) ? [] : await artifactsOf(ctx.readModel, slug, runs),
     recipeKeys: migration.recipe_key.split('+'),
     inputSize: migration.input.bytes === null ? '' : formatBytes(migration.input.bytes),
@@ -105,6 +107,7 @@ export async function showRun(ctx: WebContext, req: Request, res: Response): Pro
     {
       migration,
       run: runView(run),
+      workingInstances: (await migrationWorkingInstances(ctx.readModel, slug)).filter((instance) => instance.run === number),
       steps,
       progress,
       polling: pollingState(req, res, run.status, progress),
