@@ -49,7 +49,7 @@ export const erpMigrationsProjection: Projection<ReadModelDatabase> = {
         case 'MigrationStopped':
           batch.clear();
           await deleteRuns(trx, slug);
-          await trx.updateTable('migration_detail').set({ status: 'draft', last_run_number: null, last_run_status: null, preflight_failed: false, updated_at: at }).where('slug', '=', slug).execute();
+          await trx.updateTable('migration_detail').set({ status: 'draft', last_run_number: null, last_run_status: null, preflight_failed: false, migrated_recipe_sha256: null, updated_at: at }).where('slug', '=', slug).execute();
           break;
         case 'MigrationDeleted':
           batch.clear();
@@ -152,7 +152,7 @@ async function requestRun(trx: ReadModelTransaction, batch: BatchRuns, request: 
   batch.set(request.jobId, { run: row, steps });
   await trx
     .updateTable('migration_detail')
-    .set({ status: statusOf([runOf(row, steps)]), last_run_number: request.number, last_run_status: job.status, preflight_failed: false, updated_at: at })
+    .set({ status: statusOf([runOf(row, steps)]), last_run_number: request.number, last_run_status: job.status, preflight_failed: false, migrated_recipe_sha256: null, updated_at: at })
     .where('slug', '=', request.slug)
     .execute();
 }
@@ -193,7 +193,14 @@ async function applyToRun(trx: ReadModelTransaction, batch: BatchRuns, slug: str
   const last = { ...before, job };
   const [asLast] = await trx
     .updateTable('migration_detail')
-    .set({ status: statusOf([last]), last_run_status: job.status, preflight_failed: failedInPreflight(last), updated_at: at })
+    .set((eb) => ({
+      status: statusOf([last]),
+      last_run_status: job.status,
+      preflight_failed: failedInPreflight(last),
+      // A resync cannot happen during a run: the recipe now is the one the run followed.
+      migrated_recipe_sha256: statusOf([last]) === 'migrated' ? eb.ref('recipe_sha256') : null,
+      updated_at: at,
+    }))
     .where('slug', '=', slug)
     .where('last_run_number', '=', run.number)
     .execute();

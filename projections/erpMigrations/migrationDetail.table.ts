@@ -39,6 +39,8 @@ export interface MigrationDetailTable {
   project: string | null;
   /** jsonb: per destination version, `{ branch, commit }` of that code; `{}` for none. */
   code: JSONColumnType<Record<string, { branch: string; commit: string | null }>>;
+  /** When migrated: the recipe snapshot its successful run followed (*Run* is refused while it is still recipe_sha256); null otherwise. */
+  migrated_recipe_sha256: string | null;
   created_by: string;
   created_at: Date;
   updated_at: Date;

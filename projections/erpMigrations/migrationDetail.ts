@@ -1,9 +1,20 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { MigrationChanges, MigrationInput, MigrationSettings } from '#services/migrations/domain/migration.ts';
+import type { MigrationActionView } from '#services/migrations/domain/migrationActions.ts';
 import type { ReadModel } from '../readModel.ts';
 import type { MigrationDetailTable, MigrationInputOut } from './migrationDetail.table.ts';
 
 export type MigrationDetailRow = Selectable<MigrationDetailTable>;
+
+/** What the domain's action rules look at, from the row (see migrationActionView for the folded state). */
+export const migrationActionViewOf = (row: MigrationDetailRow): MigrationActionView => ({
+  slug: row.slug,
+  status: row.status,
+  inputMode: row.input.mode,
+  preflightFailed: row.preflight_failed,
+  recipeSha256: row.recipe_sha256,
+  migratedRecipeSha256: row.migrated_recipe_sha256,
+});
 
 export interface MigrationFilters {
   /** One of the migration statuses; empty or absent for all. */
@@ -87,6 +98,7 @@ export function draftRow(settings: MigrationSettings, createdBy: string, at: Dat
     preflight_failed: false,
     project: settings.project ?? null,
     code: JSON.stringify(settings.code ?? {}),
+    migrated_recipe_sha256: null,
     created_by: createdBy,
     created_at: at,
     updated_at: at,

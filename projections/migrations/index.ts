@@ -16,7 +16,8 @@ import * as sshKeys from './20261127_0012_ssh_keys.ts';
 import * as instanceDetailAddonsPath from './20261128_0013_instance_detail_addons_path.ts';
 import * as instanceDetailErpServer from './20261128_0014_instance_detail_erp_server.ts';
 import * as instanceDetailNeutralization from './20261128_0015_instance_detail_neutralization.ts';
-import * as migrationDetailCode from './20261129_0016_migration_detail_code.ts';
+import * as migrationDetailMigratedRecipe from './20261129_0016_migration_detail_migrated_recipe.ts';
+import * as migrationDetailCode from './20261129_0017_migration_detail_code.ts';
 
 /** Read-model migrations, oldest first. Names are timestamps; a migration never changes once merged. */
 export const readModelMigrations = {
@@ -36,7 +37,8 @@ export const readModelMigrations = {
   '20261128_0013_instance_detail_addons_path': instanceDetailAddonsPath,
   '20261128_0014_instance_detail_erp_server': instanceDetailErpServer,
   '20261128_0015_instance_detail_neutralization': instanceDetailNeutralization,
-  '20261129_0016_migration_detail_code': migrationDetailCode,
+  '20261129_0016_migration_detail_migrated_recipe': migrationDetailMigratedRecipe,
+  '20261129_0017_migration_detail_code': migrationDetailCode,
 };
 
 export async function migrateReadModel(db: Kysely<unknown>): Promise<void> {

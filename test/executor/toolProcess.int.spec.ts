@@ -97,4 +97,13 @@ describe('executor: tools stopped by their job’s AbortSignal', function () {
     expect(() => signalGroup(1, 'SIGTERM')).to.throw(/not a process group/);
     expect(() => signalGroup(0, 'SIGTERM')).to.throw(/not a process group/);
   });
+  it('says a failed tool’s ERROR first, even one pushed out of the tail by later lines; the log keeps every line in order', async () => {
+    const log = memoryLog();
+    const script = "echo 'NOTICE:  one' >&2; echo 'ERROR:  the real reason' >&2; for i in $(seq 1 20); do echo \"context $i\" >&2; done; exit 3";
+    const error = await rejection(runTool('sh', ['-c', script], { what: 'restore', log: log.stream }));
+    expect(error.message).to.match(/^restore: sh exited with 3: ERROR: {2}the real reason \| context 9 \| /);
+    expect(error.message).not.to.include('NOTICE');
+    const text = log.text();
+    expect(text.indexOf('NOTICE:  one')).to.be.lessThan(text.indexOf('ERROR:  the real reason'));
+  });
 });

@@ -148,6 +148,18 @@ describe('migration decider', () => {
     spec.given([created, requested(1, 'r1'), started(1, 'r1', 'space')]).when({ type: 'CompleteStep', jobId: 'r1', step: 'space', attemptId: 'old', durationMs: 1, facts: {} }).thenThrows(StaleAttemptError);
   });
 
+  it('refuses to run a migrated migration again with the same recipe, and runs it once a resync changed the recipe', () => {
+    const succeeded: MigrationEvent = { type: 'MigrationJobSucceeded', data: run(1, 'r1') };
+    const migrated = [created, requested(1, 'r1'), ...PLAN.flatMap((step) => [started(1, 'r1', step.id), completed(1, 'r1', step.id)]), succeeded];
+    expect(state(migrated).status).to.equal('migrated');
+    spec.given(migrated).when({ type: 'RequestRun', jobId: 'r2', plan: PLAN }).thenThrows(DomainError, /is migrated with its current recipe: resync it to a changed recipe to run again/);
+    expect(allowedMigrationActions(migrationActionView(state(migrated)))).to.deep.equal(['stop', 'delete']);
+    const recipe = { key: settings.recipe.key, sha256: 'b'.repeat(64), text: 'format: 1\n' };
+    const resynced = [...migrated, ...migrationDecider.decide({ type: 'ResyncMigration', decision: 'adopt', recipe, plan: PLAN, reuse: { reuse: [], checkpoint: null, restoreAgain: false }, changes: [] }, state(migrated))];
+    expect(allowedMigrationActions(migrationActionView(state(resynced)))).to.deep.equal(['run', 'stop', 'delete']);
+    spec.given(resynced).when({ type: 'RequestRun', jobId: 'r2', plan: PLAN }).then([requested(2, 'r2')]);
+  });
+
   it('offers the actions the state allows', () => {
     expect(allowedMigrationActions(migrationActionView(state([created])))).to.deep.equal(['run', 'delete']);
     expect(allowedMigrationActions(migrationActionView(state(failedUpgrade)))).to.deep.equal(['run', 'stop', 'delete']);

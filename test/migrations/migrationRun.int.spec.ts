@@ -58,6 +58,11 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     const connection = ['--db_host', '127.0.0.1', '--db_port', parsed.port, '--db_user', 'postgres', '--db_password', decodeURIComponent(parsed.password)];
     const installed = spawnSync(STANDIN, ['-d', source, '-i', 'sale,crm', '--stop-after-init', ...connection], { encoding: 'utf8', env: { ...process.env, FORJA_STANDIN_VERSION: '16.0' } });
     expect(installed.status, installed.stderr).to.equal(0);
+    // The customer's scheduled jobs, one of them off: the run stops them all and puts back these flags.
+    const withCrons = new pg.Client(cluster.urlFor(source));
+    await withCrons.connect();
+    await withCrons.query(`insert into ir_cron (name, active) values ('Mail: send queue', true), ('Bank sync', false), ('Base: autovacuum', true)`);
+    await withCrons.end();
     const dumpFile = join(dir, 'customer.dump');
     dumpPath = dumpFile;
     const dumped = spawnSync('pg_dump', ['-Fc', '-f', dumpFile, cluster.urlFor(source)], { encoding: 'utf8' });
@@ -149,6 +154,9 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
     expect(last!.steps.every((step) => ['completed', 'skipped'].includes(step.status)), JSON.stringify(last!.steps)).to.equal(true);
     const migration = (await (await call(`/api/v1/migrations/${slug}`)).json()) as { status: string; working_database: string; input: { bytes: number; sha256: string } };
     expect(migration.status).to.equal('migrated');
+    const again = await call(`/api/v1/migrations/${slug}/run`, { method: 'POST' });
+    expect(again.status, 'no run again with the same recipe').to.equal(409);
+    expect(await again.text()).to.include('is migrated with its current recipe');
     expect(migration.input, 'what the download learnt of the input').to.deep.include({ bytes: statSync(dumpPath).size, sha256: createHash('sha256').update(readFileSync(dumpPath)).digest('hex') });
     const client = new pg.Client((await testCluster()).urlFor(migration.working_database));
     await client.connect();
@@ -156,6 +164,9 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
       const { rows } = await client.query<{ name: string; latest_version: string }>("select name, latest_version from ir_module_module where state = 'installed'");
       expect(rows.length).to.be.greaterThan(2);
       expect(rows.filter((row) => !row.latest_version.startsWith('17.0.')), 'every installed module at 17.0').to.deep.equal([]);
+      const crons = await client.query<{ name: string; active: boolean }>('select name, active from ir_cron order by id');
+      expect(crons.rows.map((row) => `${row.name}:${row.active}`), 'the crons back as the customer had them').to.include.members(['Mail: send queue:true', 'Bank sync:false', 'Base: autovacuum:true']);
+      expect((await client.query("select to_regclass('forja_saved_cron_state') as saved")).rows[0].saved, 'the saved flags dropped').to.equal(null);
     } finally {
       await client.end();
     }

@@ -1,4 +1,5 @@
 import { destroyedInstances, getInstance, idleDevelopmentInstances, instanceDetailProjection, instancesToRecover, isBehind, keptPorts, type InstanceDetailRow } from '#projections/instances/instanceDetail.ts';
+import { migrationWorkingInstances } from '#projections/instances/migrationWorkingInstances.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { jobSteps } from '#services/instances/domain/instance.ts';
 import { instanceHistory, PROVISION_FACTS } from '#test/support/instanceHistory.ts';
@@ -189,6 +190,26 @@ describe('instance_detail read model', () => {
       idle: await idleDevelopmentInstances(db, new Date('2030-01-01T00:00:00.000Z')),
       recover: await instancesToRecover(db),
     }), { destroyed: [{ slug: 'acme-old' }], ports: [21000], idle: [{ slug: 'acme-dev' }], recover: [{ slug: 'acme-dev', status: 'running', job_id: 'j1', job_active: false, runtime: 'process' }] });
+  });
+
+  it('finds the working instances a migration\'s runs started, by run, not destroyed ones nor other migrations\'', async () => {
+    const source = (migration: string, run: number) => ({ kind: 'migration' as const, migration, run, database: `forja_mig_${run}`, filestoreDir: null });
+    const r1 = instanceHistory({ slug: 'acme-17-r1', name: 'r1', source: source('acme-17', 1) });
+    const r2 = instanceHistory({ slug: 'acme-17-r2', name: 'r2', source: source('acme-17', 2) });
+    const gone = instanceHistory({ slug: 'acme-17-r3', name: 'r3', source: source('acme-17', 3) });
+    const other = instanceHistory({ slug: 'beta-17-r1', name: 'b1', source: source('beta-17', 1) });
+    const drafts = [
+      r1.requested('m1'),
+      r2.requested('m2'),
+      ...other.ranJob('o1', PROVISION, 'provision', 'running'),
+      gone.requested('g1'),
+      gone.action('destroy', 'g2'),
+      ...gone.ranJob('g2', jobSteps('destroy', true), 'destroy', 'destroyed'),
+    ];
+    await spec.when([other.requested('o1'), ...drafts]).then((db) => migrationWorkingInstances(db, 'acme-17'), [
+      { slug: 'acme-17-r1', run: 1, status: 'queued' },
+      { slug: 'acme-17-r2', run: 2, status: 'queued' },
+    ]);
   });
 
   describe('an ERP with workers (issue 25)', () => {

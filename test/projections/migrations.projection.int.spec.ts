@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { erpMigrationsProjection } from '#projections/erpMigrations/erpMigrations.ts';
-import { getMigration, listMigrations, withoutUserinfo, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
+import { getMigration, listMigrations, migrationActionViewOf, withoutUserinfo, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
+import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { getRun, runsOf, runSteps, type MigrationRunRow, type MigrationRunStepRow } from '#projections/erpMigrations/migrationRuns.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
@@ -153,6 +154,7 @@ describe('migration read models (migration_detail, migration_runs, migration_run
         preflight_failed: false,
         project: null,
         code: {},
+        migrated_recipe_sha256: null,
         created_by: 'user-ana',
         created_at: when,
         updated_at: when,
@@ -216,6 +218,19 @@ describe('migration read models (migration_detail, migration_runs, migration_run
       await spec.given(atGate).when(pausedAtGate.slice(atGate.length)).then(detailOf('acme-17', 'status'), { status: 'waiting' });
       const resolved = acme.tell([{ type: 'ResolveRunGate', number: 1, decision: 'approved', by: 'ana@example.com' }], pausedAtGate);
       await spec.given(pausedAtGate).when(resolved).then(detailOf('acme-17', 'status'), { status: 'running' });
+    });
+
+    it('remembers the recipe a migrated migration ran with: no run again until a resync changes it', async () => {
+      const full = acme.fullHistory();
+      const migrated = full.slice(0, full.findIndex((event) => event.type === 'MigrationEdited' && event !== full[1]));
+      const view = async (db: ReadModel) => {
+        const row = (await getMigration(db, 'acme-17'))!;
+        return [row.status, row.migrated_recipe_sha256, allowedMigrationActions(migrationActionViewOf(row))];
+      };
+      await spec.when(migrated).then(view, ['migrated', 'a'.repeat(64), ['stop', 'delete']]);
+      const recipe = { key: 'community.16.0-17.0', sha256: 'b'.repeat(64), text: 'format: 1\n' };
+      const resynced = acme.tell([{ type: 'ResyncMigration', decision: 'adopt', recipe, plan: PLAN, reuse: { reuse: [], checkpoint: null, restoreAgain: false }, changes: [] }], migrated);
+      await spec.given(migrated).when(resynced).then(view, ['migrated', 'a'.repeat(64), ['run', 'stop', 'delete']]);
     });
 
     it('goes back to a draft on stop, and is gone on delete', async () => {

@@ -5,6 +5,8 @@ import { expect } from 'chai';
 import { caughtMailKeys, instanceLogKey } from '#shared/blobs/blobKeys.ts';
 import { jobPlayer, standinFacts } from '#test/support/instanceJobs.ts';
 import type { WebPlatform } from '#test/support/webPlatform.ts';
+import { waitForPosition } from '#projections/runner/waitForPosition.ts';
+import { instancePlan, instanceStream } from '#services/instances/domain/instance.ts';
 import { migrationPlayer } from './migrationsPlayer.ts';
 
 /** The caught message the instance mail pages show. */
@@ -78,6 +80,13 @@ export async function buildA11yFixture(platform: WebPlatform): Promise<void> {
   await migrations.start('norte-prod', 'approve');
   await migrations.reachGate('norte-prod', 'approve', 'Check the coverage and the origin backup, then approve the upgrade');
   writeBlob(platform, 'migrations/norte-prod/runs/1/run.log', `fetch: 1024 bytes\n${LONG_LINE}\n`);
+  // The working instance run 1 started (as the executor's instance step asks for it), linked from the migration and run pages.
+  const working = {
+    slug: 'norte-prod-r1', name: 'Norte Prod run 1', project: 'acme-norte', stage: 'staging' as const, erpVersion: '17.0', edition: 'community' as const, modules: [], gitRepo: 'git@github.com:acme/erp-norte-with-a-long-repository-name.git', branch: 'main',
+    source: { kind: 'migration' as const, migration: 'norte-prod', run: 1, database: 'forja_mig_norte_prod', filestoreDir: null }, jobId: 'a11y-working', plan: instancePlan('provision', false),
+  };
+  const appended = await platform.infra.store.appendToStream(instanceStream(working.slug), [{ type: 'InstanceRequested', data: working, metadata: { correlationId: 'a11y', causationId: 'a11y', actor: 'system', at: new Date().toISOString() } }], { expectedVersion: 0 });
+  await waitForPosition(platform.infra.db.withSchema('read_model'), 'instance_detail', appended.lastGlobalPosition!);
   const [first] = await migrations.stepIds('sur-test');
   await migrations.start('sur-test', first!);
   await migrations.fail('sur-test', first!, `could not download ${pull}: 404 Not Found`);

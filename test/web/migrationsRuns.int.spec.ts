@@ -3,6 +3,8 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { getMigration } from '#projections/erpMigrations/migrationDetail.ts';
+import { waitForPosition } from '#projections/runner/waitForPosition.ts';
+import { instancePlan, instanceStream } from '#services/instances/domain/instance.ts';
 import { openEventStream } from '#test/support/sseClient.ts';
 import { startWebPlatform, type WebPlatform } from '#test/support/webPlatform.ts';
 import { textOf, type WebSession } from '#test/support/webSession.ts';
@@ -194,4 +196,19 @@ describe('web: migration runs — live steps, gate decisions, failures, artifact
     expect((await viewer.get(`/migrations/${slug}/runs/3`)).status).to.equal(404);
     expect(textOf((await viewer.get(`/migrations/${slug}/runs/3`)).html)).to.include('Migration norte-prod has no run 3. Stopping a migration drops its runs.');
   });
+  it('links the working instance a run started from the migration page and from that run’s page', async () => {
+    const instance = 'norte-prod-r1';
+    const data = {
+      slug: instance, name: 'r1', project: 'norte', stage: 'staging' as const, erpVersion: '17.0', edition: 'community' as const, modules: [], gitRepo: 'git@github.com:norte/erp.git', branch: 'main',
+      source: { kind: 'migration' as const, migration: slug, run: 1, database: 'forja_mig_norte_prod', filestoreDir: null }, jobId: 'w1', plan: instancePlan('provision', false),
+    };
+    const metadata = { correlationId: 'test', causationId: 'test', actor: 'system', at: new Date().toISOString() };
+    const appended = await platform.infra.store.appendToStream(instanceStream(instance), [{ type: 'InstanceRequested', data, metadata }], { expectedVersion: 0 });
+    await waitForPosition(platform.infra.db.withSchema('read_model'), 'instance_detail', appended.lastGlobalPosition!);
+    const link = `<a href="/instances/${instance}" class="working-instance">${instance}</a>`;
+    expect((await viewer.get(`/migrations/${slug}`)).html).to.include(link);
+    expect((await viewer.get(`/migrations/${slug}/runs/1`)).html).to.include(link);
+    expect((await viewer.get(`/migrations/${slug}/runs/2`)).html).to.not.include(link);
+  });
+
 });

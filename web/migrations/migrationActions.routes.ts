@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { getMigration } from '#projections/erpMigrations/migrationDetail.ts';
+import { getMigration, migrationActionViewOf } from '#projections/erpMigrations/migrationDetail.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
@@ -22,7 +22,7 @@ async function formShown(ctx: WebContext, slug: string, name: 'runAnyway' | 'gat
   const migration = await getMigration(ctx.readModel, slug);
   if (!migration) throw noSuchMigration(slug);
   if (name === 'gate') return migration.status === 'waiting';
-  const allowed = allowedMigrationActions({ slug, status: migration.status, inputMode: migration.input.mode, preflightFailed: migration.preflight_failed });
+  const allowed = allowedMigrationActions(migrationActionViewOf(migration));
   return allowed.includes(name === 'stop' ? 'stop' : 'run-anyway');
 }
 

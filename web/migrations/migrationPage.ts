@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { getMigration, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import type { ReadinessOut } from '../controlPlaneClient.ts';
+import { migrationWorkingInstances } from '#projections/instances/migrationWorkingInstances.ts';
+import { getMigration, migrationActionViewOf, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import { getRun, runSteps, runsOf } from '#projections/erpMigrations/migrationRuns.ts';
 import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
@@ -63,7 +64,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
   const progress = progressText(last, steps);
   const polling = pollingState(req, res, migration.status, progress);
   const canOperate = roleAtLeast(actorOf(res).role, 'developer');
-  const actions = canOperate ? allowedMigrationActions({ slug, status: migration.status, inputMode: migration.input.mode, preflightFailed: migration.preflight_failed }) : [];
+  const actions = canOperate ? allowedMigrationActions(migrationActionViewOf(migration)) : [];
   // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
   if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/migrations/${slug}`);
   const data = {
@@ -78,6 +79,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     steps,
     gate: migration.status === 'waiting' ? steps.find((step) => step.status === 'waiting') : undefined,
     runs: runs.map(runView),
+    workingInstances: await migrationWorkingInstances(ctx.readModel, slug),
     artifacts: wantsPartial(req) ? [] : await artifactsOf(ctx.readModel, slug, runs),
     recipeKeys: migration.recipe_key.split('+'),
     inputSize: migration.input.bytes === null ? '' : formatBytes(migration.input.bytes),
@@ -112,6 +114,7 @@ export async function showRun(ctx: WebContext, req: Request, res: Response): Pro
     {
       migration,
       run: runView(run),
+      workingInstances: (await migrationWorkingInstances(ctx.readModel, slug)).filter((instance) => instance.run === number),
       steps,
       progress,
       polling: pollingState(req, res, run.status, progress),

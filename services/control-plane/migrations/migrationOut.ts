@@ -1,4 +1,4 @@
-import { getMigration, listMigrations, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
+import { getMigration, listMigrations, migrationActionViewOf, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import { artifactById, getRun, runArtifacts, runSteps, runsOf, type MigrationRunRow } from '#projections/erpMigrations/migrationRuns.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { HttpError } from '#shared/http/errors.ts';
@@ -28,7 +28,7 @@ export function migrationOut(row: MigrationDetailRow) {
     project: row.project,
     code: row.code,
     last_run: row.last_run_number === null ? null : { number: row.last_run_number, status: row.last_run_status ?? 'queued' },
-    allowed_actions: allowedMigrationActions({ slug: row.slug, status: row.status, inputMode: row.input.mode, preflightFailed: row.preflight_failed }),
+    allowed_actions: allowedMigrationActions(migrationActionViewOf(row)),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -4,10 +4,13 @@ import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { abortError } from '../abortError.ts';
 import { ABORT_GRACE_MS, stopGroupOnAbort } from '#shared/platform/processGroup.ts';
+import { FAILURE_LINE, failureMessageLines } from './errorFirst.ts';
 import { logLine } from './logLine.ts';
 
 /** How many of a tool's last stderr lines an error carries. */
 const TAIL_LINES = 12;
+/** How many of a tool's first ERROR/FATAL lines an error carries, even when later lines pushed them out of the tail. */
+const FAILURE_LINES = 3;
 
 /** A command-line tool (pg_dump, pg_restore, psql, bsdtar) that failed; the message holds its last stderr lines. */
 export class ToolError extends Error {
@@ -27,6 +30,8 @@ export interface ToolExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string[];
+  /** The first ERROR, FATAL or PANIC lines the tool wrote, wherever they were. */
+  failureLines: string[];
   /** Set when the tool could not be started at all (not installed, not executable). */
   spawnError?: Error;
   /** Set when `signal` stopped the tool: what the operation rejects with (see abortError). */
@@ -62,6 +67,7 @@ export function startTool(command: string, args: string[], options: ToolOptions)
     logLine(options.log, `${command}: aborted, stopping it (SIGTERM, SIGKILL after ${graceMs} ms)`),
   );
   const tail: string[] = [];
+  const failures: string[] = [];
   let spawnError: Error | undefined;
   child.on('error', (error) => {
     spawnError = error;
@@ -73,6 +79,7 @@ export function startTool(command: string, args: string[], options: ToolOptions)
     options.onStderrLine?.(line);
     tail.push(line);
     if (tail.length > TAIL_LINES) tail.shift();
+    if (failures.length < FAILURE_LINES && FAILURE_LINE.test(line)) failures.push(line);
   });
   const exit = Promise.all([once(lines, 'close'), closed(child)]).then(async ([, [code, signal]]) => {
     await abort.finish();
@@ -81,6 +88,7 @@ export function startTool(command: string, args: string[], options: ToolOptions)
       code,
       signal,
       stderrTail: tail,
+      failureLines: failures,
       ...(spawnError ? { spawnError } : {}),
       ...(abort.stopped() && options.signal ? { aborted: abortError(options.signal, command) } : {}),
     };
@@ -108,11 +116,11 @@ export function succeeded(result: ToolExit): boolean {
   return result.code === 0 && result.spawnError === undefined && result.aborted === undefined;
 }
 
-/** `<what>: <tool> exited with 1: <last stderr lines>`, or why it could not start. */
+/** `<what>: <tool> exited with 1: <last stderr lines, ERROR and FATAL ones first>`, or why it could not start; the log has every line as written. */
 export function toolError(what: string, result: ToolExit): ToolError {
   const how = result.spawnError
     ? `${result.tool} could not be started (${result.spawnError.message}; is it installed?)`
     : `${result.tool} ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.code}`}`;
-  const tail = result.stderrTail.length > 0 ? `: ${result.stderrTail.join(' | ')}` : result.spawnError ? '' : ' and wrote no message';
+  const tail = result.stderrTail.length > 0 ? `: ${failureMessageLines(result.failureLines, result.stderrTail).join(' | ')}` : result.spawnError ? '' : ' and wrote no message';
   return new ToolError(`${what}: ${how}${tail}`, result.tool, result.code, result.stderrTail);
 }

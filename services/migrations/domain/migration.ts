@@ -164,6 +164,8 @@ export interface Run {
   skipPreflight: boolean;
   /** Reports generated on demand for this run, oldest first; absent when there are none. */
   reports?: readonly ReportArtifact[];
+  /** The sha256 of the recipe snapshot the migration followed when the run was requested (a resync cannot happen during a run). */
+  recipeSha256?: string;
 }
 
 export type LiveMigration = MigrationSettings & {
@@ -248,7 +250,7 @@ export function evolveMigration(state: MigrationState, event: MigrationEvent): M
     case 'MigrationEdited':
       return { ...state, ...event.data.changes };
     case 'MigrationRunRequested': {
-      const run: Run = { number: event.data.number, kind: event.data.kind, job: runJob(event.data), resumedFrom: event.data.resumedFrom, skipPreflight: event.data.skipPreflight };
+      const run: Run = { number: event.data.number, kind: event.data.kind, job: runJob(event.data), resumedFrom: event.data.resumedFrom, skipPreflight: event.data.skipPreflight, recipeSha256: state.recipe.sha256 };
       const runs = [...state.runs, run];
       return { ...state, runs, lastNumber: Math.max(state.lastNumber, event.data.number), status: statusOf(runs), adopted: null };
     }

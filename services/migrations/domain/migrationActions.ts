@@ -14,11 +14,22 @@ export interface MigrationActionView {
   inputMode: MigrationInput['mode'];
   /** The last run failed in a pre-flight step. */
   preflightFailed: boolean;
+  /** The recipe snapshot the migration follows now. */
+  recipeSha256: string;
+  /** When it is migrated: the recipe snapshot the successful run followed; null otherwise. */
+  migratedRecipeSha256: string | null;
 }
 
 export const migrationActionView = (migration: LiveMigration): MigrationActionView => {
   const last = migration.runs.at(-1);
-  return { slug: migration.slug, status: migration.status, inputMode: migration.input.mode, preflightFailed: last !== undefined && failedInPreflight(last) };
+  return {
+    slug: migration.slug,
+    status: migration.status,
+    inputMode: migration.input.mode,
+    preflightFailed: last !== undefined && failedInPreflight(last),
+    recipeSha256: migration.recipe.sha256,
+    migratedRecipeSha256: migration.status === 'migrated' ? (last?.recipeSha256 ?? null) : null,
+  };
 };
 
 /** Why `action` is refused for this migration, or null when it is allowed. */
@@ -29,6 +40,10 @@ export function refuseMigrationAction(action: MigrationAction, migration: Migrat
       if (migration.inputMode === 'none') return `${slug} has no input yet: upload its dump first`;
       if (status === 'queued' || status === 'running' || status === 'waiting') return `${slug} is ${status}; pause or stop its run first`;
       if (status === 'paused') return `${slug} is paused; resume it (or stop it to start over)`;
+      // Running the same recipe again would only redo a finished migration; a resync to a changed recipe is a reason to.
+      if (status === 'migrated' && migration.migratedRecipeSha256 === migration.recipeSha256) {
+        return `${slug} is migrated with its current recipe: resync it to a changed recipe to run again, or stop it to start over`;
+      }
       return null;
     case 'run-anyway':
       if (!migration.preflightFailed) return `run-anyway only overrides a run that failed in pre-flight; ${slug} is ${status}`;
