@@ -4,7 +4,7 @@ import { planStep } from '#shared/workflow/plan.ts';
 import { JobSupersededError, StaleAttemptError } from '#shared/workflow/workflowDecide.ts';
 import { migrationDecider, MigrationSlugTakenError } from '#services/migrations/domain/migration.decider.ts';
 import { checkpointOf, type LiveMigration, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
-import { allowedMigrationActions, migrationActionView } from '#services/migrations/domain/migrationActions.ts';
+import { allowedMigrationActions, migrationActionView, notOffered, offeredMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { deciderSpec } from '#test/support/deciderSpec.ts';
 import { describeErrors, schemaValidator } from '#shared/schemaValidator.ts';
 import { migrationSettings } from '#test/support/migrationSettings.ts';
@@ -148,15 +148,17 @@ describe('migration decider', () => {
     spec.given([created, requested(1, 'r1'), started(1, 'r1', 'space')]).when({ type: 'CompleteStep', jobId: 'r1', step: 'space', attemptId: 'old', durationMs: 1, facts: {} }).thenThrows(StaleAttemptError);
   });
 
-  it('refuses to run a migrated migration again with the same recipe, and runs it once a resync changed the recipe', () => {
+  it('runs a migrated migration again from scratch (the interface), but the page offers Run only once a resync changed the recipe', () => {
     const succeeded: MigrationEvent = { type: 'MigrationJobSucceeded', data: run(1, 'r1') };
     const migrated = [created, requested(1, 'r1'), ...PLAN.flatMap((step) => [started(1, 'r1', step.id), completed(1, 'r1', step.id)]), succeeded];
     expect(state(migrated).status).to.equal('migrated');
-    spec.given(migrated).when({ type: 'RequestRun', jobId: 'r2', plan: PLAN }).thenThrows(DomainError, /is migrated with its current recipe: resync it to a changed recipe to run again/);
-    expect(allowedMigrationActions(migrationActionView(state(migrated)))).to.deep.equal(['stop', 'delete']);
+    spec.given(migrated).when({ type: 'RequestRun', jobId: 'r2', plan: PLAN }).then([requested(2, 'r2')]);
+    expect(allowedMigrationActions(migrationActionView(state(migrated)))).to.deep.equal(['run', 'stop', 'delete']);
+    expect(offeredMigrationActions(migrationActionView(state(migrated)))).to.deep.equal(['stop', 'delete']);
+    expect(notOffered('run', migrationActionView(state(migrated)))).to.match(/is migrated with its current recipe: resync it to a changed recipe to run it again/);
     const recipe = { key: settings.recipe.key, sha256: 'b'.repeat(64), text: 'format: 1\n' };
     const resynced = [...migrated, ...migrationDecider.decide({ type: 'ResyncMigration', decision: 'adopt', recipe, plan: PLAN, reuse: { reuse: [], checkpoint: null, restoreAgain: false }, changes: [] }, state(migrated))];
-    expect(allowedMigrationActions(migrationActionView(state(resynced)))).to.deep.equal(['run', 'stop', 'delete']);
+    expect(offeredMigrationActions(migrationActionView(state(resynced)))).to.deep.equal(['run', 'stop', 'delete']);
     spec.given(resynced).when({ type: 'RequestRun', jobId: 'r2', plan: PLAN }).then([requested(2, 'r2')]);
   });
 

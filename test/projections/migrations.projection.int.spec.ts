@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { erpMigrationsProjection } from '#projections/erpMigrations/erpMigrations.ts';
 import { getMigration, listMigrations, migrationActionViewOf, withoutUserinfo, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
-import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
+import { offeredMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { getRun, runsOf, runSteps, type MigrationRunRow, type MigrationRunStepRow } from '#projections/erpMigrations/migrationRuns.ts';
 import type { ReadModel } from '#projections/readModel.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
@@ -225,7 +225,7 @@ describe('migration read models (migration_detail, migration_runs, migration_run
       const migrated = full.slice(0, full.findIndex((event) => event.type === 'MigrationEdited' && event !== full[1]));
       const view = async (db: ReadModel) => {
         const row = (await getMigration(db, 'acme-17'))!;
-        return [row.status, row.migrated_recipe_sha256, allowedMigrationActions(migrationActionViewOf(row))];
+        return [row.status, row.migrated_recipe_sha256, offeredMigrationActions(migrationActionViewOf(row))];
       };
       await spec.when(migrated).then(view, ['migrated', 'a'.repeat(64), ['stop', 'delete']]);
       const recipe = { key: 'community.16.0-17.0', sha256: 'b'.repeat(64), text: 'format: 1\n' };

@@ -4,7 +4,7 @@ import type { ReadinessOut } from '../controlPlaneClient.ts';
 import { migrationWorkingInstances } from '#projections/instances/migrationWorkingInstances.ts';
 import { getMigration, migrationActionViewOf, type MigrationDetailRow } from '#projections/erpMigrations/migrationDetail.ts';
 import { getRun, runSteps, runsOf } from '#projections/erpMigrations/migrationRuns.ts';
-import { allowedMigrationActions } from '#services/migrations/domain/migrationActions.ts';
+import { notOffered, offeredMigrationActions } from '#services/migrations/domain/migrationActions.ts';
 import { roleAtLeast } from '#shared/auth/roles.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import type { WebContext } from '../context.ts';
@@ -64,7 +64,10 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
   const progress = progressText(last, steps);
   const polling = pollingState(req, res, migration.status, progress);
   const canOperate = roleAtLeast(actorOf(res).role, 'developer');
-  const actions = canOperate ? allowedMigrationActions(migrationActionViewOf(migration)) : [];
+  const actionView = migrationActionViewOf(migration);
+  const actions = canOperate ? offeredMigrationActions(actionView) : [];
+  // Why a migrated migration shows no Run button, said where the button would be.
+  const runNote = canOperate ? notOffered('run', actionView) : null;
   // A refused form re-renders the page at the form's URL; htmx would push that URL, which has no GET.
   if (Object.keys(forms).length > 0) res.set('HX-Push-Url', `/migrations/${slug}`);
   const data = {
@@ -87,6 +90,7 @@ export async function showMigration(ctx: WebContext, req: Request, res: Response
     canOperate,
     actions: actions.filter((action) => action !== 'delete'),
     canDelete: actions.includes('delete'),
+    runNote,
     // Only on the whole page: the polled block does not show it.
     readiness: wantsPartial(req) ? null : readinessView(await ctx.controlPlane.migrationReadiness(actorOf(res).user_id, slug)),
     editable: migration.status === 'draft' ? ['origin', 'destination', 'flavor', 'engine', 'purpose', 'contract', 'notify_to', 'project', 'code'] : ['contract', 'notify_to'],

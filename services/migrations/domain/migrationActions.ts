@@ -40,10 +40,6 @@ export function refuseMigrationAction(action: MigrationAction, migration: Migrat
       if (migration.inputMode === 'none') return `${slug} has no input yet: upload its dump first`;
       if (status === 'queued' || status === 'running' || status === 'waiting') return `${slug} is ${status}; pause or stop its run first`;
       if (status === 'paused') return `${slug} is paused; resume it (or stop it to start over)`;
-      // Running the same recipe again would only redo a finished migration; a resync to a changed recipe is a reason to.
-      if (status === 'migrated' && migration.migratedRecipeSha256 === migration.recipeSha256) {
-        return `${slug} is migrated with its current recipe: resync it to a changed recipe to run again, or stop it to start over`;
-      }
       return null;
     case 'run-anyway':
       if (!migration.preflightFailed) return `run-anyway only overrides a run that failed in pre-flight; ${slug} is ${status}`;
@@ -65,6 +61,22 @@ export function refuseMigrationAction(action: MigrationAction, migration: Migrat
 
 /** The user actions this migration accepts now, in button order. */
 export const allowedMigrationActions = (migration: MigrationActionView): MigrationAction[] => MIGRATION_ACTIONS.filter((action) => refuseMigrationAction(action, migration) === null);
+
+/**
+ * Why the migration's page does not offer an action the API accepts, or null. A migrated
+ * migration's *Run* with the recipe its successful run followed would only redo a finished
+ * migration: the page offers it again once a resync changed the recipe. The API keeps the
+ * interface's rule (a run from scratch from any state without a resumable failure).
+ */
+export function notOffered(action: MigrationAction, migration: MigrationActionView): string | null {
+  if (action === 'run' && migration.status === 'migrated' && migration.migratedRecipeSha256 === migration.recipeSha256) {
+    return `${migration.slug} is migrated with its current recipe: resync it to a changed recipe to run it again, or stop it to start over`;
+  }
+  return null;
+}
+
+/** The buttons the migration's page shows: the allowed actions it offers, in order. */
+export const offeredMigrationActions = (migration: MigrationActionView): MigrationAction[] => allowedMigrationActions(migration).filter((action) => notOffered(action, migration) === null);
 
 /** A draft may change its route, engine and purpose; once it has run, only the contract and who is notified. */
 export function editableFields(migration: LiveMigration): ReadonlyArray<keyof MigrationChanges> {
