@@ -91,11 +91,27 @@ export const executorSettingsSchema = {
     FORJA_EXECUTOR_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'instance jobs one executor runs at once' },
     FORJA_MIGRATION_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 16, default: 1, description: 'migration runs one executor runs at once (their own consumer: a long run never takes an instance job’s slot)' },
     FORJA_UPGRADE_SERVICE_URL: { type: 'string', pattern: '^https?://', description: 'the ERP vendor’s upgrade platform (the upgrade-service engine); unset = that engine’s runs fail saying so' },
-    FORJA_UPGRADE_SERVICE_EMAIL: { type: 'string', pattern: '^[^@ ]+@[^@ ]+$', description: 'the address the upgrade platform writes to when a migration has no notify_to' },
+    FORJA_UPGRADE_SERVICE_SSH_USER: {
+      type: 'string',
+      pattern: '^[a-z_][a-z0-9_.-]{0,31}$',
+      default: 'odoo',
+      description: 'the account on the upgrade platform’s node that rsync over SSH moves dumps with (the vendor’s script: odoo)',
+    },
+    FORJA_UPGRADE_SERVICE_DATA_PATH: {
+      type: 'string',
+      pattern: '^/[^\\s]*$',
+      default: '/data',
+      description: 'the folder on the upgrade platform’s node that dumps are moved to and from (the vendor’s script: /data)',
+    },
     FORJA_UPGRADE_PATH: {
       type: 'string',
       minLength: 1,
       description: 'the upgrade scripts of the ERP of a version (`${paths.upgrade}` in recipes), `{version}` replaced, e.g. /opt/openupgrade/{version}/openupgrade_scripts/scripts; unset = the ERP stand-in’s own scripts',
+    },
+    FORJA_UPGRADE_UTIL_PATH: {
+      type: 'string',
+      minLength: 1,
+      description: 'odoo/upgrade-util’s src folder, `{version}` replaced if given: `${paths.upgrade}` of enterprise (upgrade-service) hops, whose custom modules are updated locally after the platform’s upgrade; unset = the ERP stand-in’s own scripts',
     },
     FORJA_HEALTH_TIMEOUT_S: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'how long the health check waits for a started ERP to be ready: 200 on /web/login?db=<database> (and /web/health?db_server_status=1 on 17.0+)' },
     FORJA_JOB_ACK_WAIT_S: {
@@ -160,8 +176,10 @@ export interface ExecutorSettings {
   FORJA_EXECUTOR_CONCURRENCY: number;
   FORJA_MIGRATION_CONCURRENCY: number;
   FORJA_UPGRADE_PATH?: string;
+  FORJA_UPGRADE_UTIL_PATH?: string;
   FORJA_UPGRADE_SERVICE_URL?: string;
-  FORJA_UPGRADE_SERVICE_EMAIL?: string;
+  FORJA_UPGRADE_SERVICE_SSH_USER: string;
+  FORJA_UPGRADE_SERVICE_DATA_PATH: string;
   FORJA_HEALTH_TIMEOUT_S: number;
   FORJA_JOB_ACK_WAIT_S: number;
   FORJA_RESTORE_JOBS?: number;

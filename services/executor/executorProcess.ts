@@ -109,12 +109,15 @@ export function executorStarter(overrides: Partial<ExecutorSettings> = {}, optio
       blobs,
       pull: pullSettingsFrom(config),
       filestoreLimits: filestoreLimits(settings),
-      upgradePath: upgradePathFor(settings.FORJA_UPGRADE_PATH ?? (settings.FORJA_OPENUPGRADE_PATH ? `${settings.FORJA_OPENUPGRADE_PATH}/openupgrade_scripts/scripts` : undefined)),
+      upgradePath: upgradePathFor({
+        openupgrade: settings.FORJA_UPGRADE_PATH ?? (settings.FORJA_OPENUPGRADE_PATH ? `${settings.FORJA_OPENUPGRADE_PATH}/openupgrade_scripts/scripts` : undefined),
+        upgradeUtil: settings.FORJA_UPGRADE_UTIL_PATH,
+      }),
       heartbeatMs: env.heartbeatMs,
       addons: env.addons,
       source: env.tools.source,
     };
-    const steps = migrationSteps({ url: settings.FORJA_UPGRADE_SERVICE_URL, email: settings.FORJA_UPGRADE_SERVICE_EMAIL });
+    const steps = migrationSteps({ url: settings.FORJA_UPGRADE_SERVICE_URL, sshUser: settings.FORJA_UPGRADE_SERVICE_SSH_USER, dataPath: settings.FORJA_UPGRADE_SERVICE_DATA_PATH });
     const consuming = consumeWork(
       infra.bus,
       [

@@ -127,6 +127,28 @@ describe('executor: ERP databases and filestores', function () {
       }
     });
 
+    it('restores a directory dump (pg_dump -Fd, what the upgrade platform returns) and refuses a folder without toc.dat', async () => {
+      const source = await seeded('dirsrc', ['Ana', 'Bruno']);
+      const folder = join(dir, 'db.dir');
+      pgDump(adminUrl, source, 'd', folder);
+      expect(await detectDumpFormat(folder)).to.equal('directory');
+      const target = freshName('restoredir');
+      await databases.restore(folder, 'directory', target);
+      expect(await partners(target)).to.deep.equal(['Ana', 'Bruno']);
+      const empty = join(dir, 'not-a-dump');
+      mkdirSync(empty);
+      const refused = await detectDumpFormat(empty).then(
+        () => expect.fail('expected a refusal'),
+        (error: Error) => error.message,
+      );
+      expect(refused).to.equal(`${empty} is a folder without toc.dat: expected a pg_dump directory dump (pg_dump -Fd), a custom-format archive or a plain SQL dump`);
+      const asFile = await databases.restore(folder, 'custom', freshName('restorewrong')).then(
+        () => expect.fail('expected a refusal'),
+        (error: Error) => error.message,
+      );
+      expect(asFile).to.match(/: no such file$/);
+    });
+
     it('restores plain SQL without its owners and grants, and keeps COPY rows that start with a backslash or are longer than a MiB', async () => {
       const file = join(dir, 'foreign.sql');
       writeFileSync(

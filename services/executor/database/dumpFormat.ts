@@ -1,7 +1,11 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 
-/** The two dump formats a restore accepts: pg_dump's custom archive (`-Fc`) and plain SQL text. */
-export type DumpFormat = 'custom' | 'plain';
+/**
+ * The dump formats a restore accepts: pg_dump's custom archive (`-Fc`), plain SQL text, and a
+ * directory dump (`-Fd`, a folder holding `toc.dat`: what the vendor's upgrade platform returns).
+ */
+export type DumpFormat = 'custom' | 'plain' | 'directory';
 
 const SNIFF_BYTES = 1024;
 
@@ -11,6 +15,11 @@ const SNIFF_BYTES = 1024;
  * (compressed, zipped or tar-format dumps).
  */
 export async function detectDumpFormat(file: string): Promise<DumpFormat> {
+  if ((await stat(file)).isDirectory()) {
+    const toc = await stat(join(file, 'toc.dat')).catch(() => null);
+    if (toc?.isFile()) return 'directory';
+    throw new Error(`${file} is a folder without toc.dat: expected a pg_dump directory dump (pg_dump -Fd), a custom-format archive or a plain SQL dump`);
+  }
   const head = await firstBytes(file);
   if (head.length === 0) throw new Error(`${file} is empty: expected a pg_dump custom-format archive or a plain SQL dump`);
   if (head.subarray(0, 5).toString('latin1') === 'PGDMP') return 'custom';

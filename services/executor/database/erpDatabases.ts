@@ -68,7 +68,7 @@ export interface ErpDatabases {
    * touching `to` when `from` does not exist.
    */
   clone(from: string, to: string): Promise<void>;
-  /** Recreates `to` from a dump: pg_restore for `custom` (with parallel jobs when it is large and `restoreJobs` > 1), psql (ON_ERROR_STOP, restricted mode) for `plain`. */
+  /** Recreates `to` from a dump: pg_restore for `custom` and `directory` (with parallel jobs when it is large and `restoreJobs` > 1), psql (ON_ERROR_STOP, restricted mode) for `plain`. */
   restore(dumpFile: string, format: DumpFormat, to: string): Promise<void>;
   /**
    * Turns off what would let a copy that is not production act on the outside world; says what it
@@ -163,10 +163,12 @@ export function erpDatabases({ adminUrl, log, credentials, signal, applicationNa
       logged(`restoring ${dumpFile} into ${to}`, async () => {
         checked(to);
         const file = await stat(dumpFile).catch(() => null);
-        if (!file?.isFile()) throw new Error(`cannot restore ${dumpFile} into ${to}: no such file`);
+        if (!(format === 'directory' ? file?.isDirectory() : file?.isFile())) throw new Error(`cannot restore ${dumpFile} into ${to}: no such ${format === 'directory' ? 'folder' : 'file'}`);
         await admin.recreate(to, owned(to).owner);
         switch (format) {
           case 'custom':
+          case 'directory':
+            // pg_restore tells the two archive formats apart itself.
             return tools.restoreCustom(dumpFile, owned(to));
           case 'plain':
             return tools.restorePlain(dumpFile, owned(to));

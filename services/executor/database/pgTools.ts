@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -95,7 +96,7 @@ export function pgTools(server: PgServer, log: Writable, { signal, applicationNa
       throwIfAborted(signal, what);
       // Parallel jobs each run in their own session, so the restore is never one transaction (nor
       // was it before: --single-transaction cannot go with --jobs); each session is the database's role.
-      const { size } = await stat(dumpFile);
+      const size = await archiveBytes(dumpFile);
       const jobs = restoreJobs > 1 && size >= parallelRestoreFromBytes ? ['--jobs', String(restoreJobs)] : [];
       logLine(log, `${what}: pg_restore ${[...RESTORE_ARGS, ...jobs].join(' ')} (a ${size}-byte archive), as role ${target.owner.user}`);
       const errors = restoreErrorCounter();
@@ -181,4 +182,13 @@ function restoreFailure(what: string, result: ToolExit, errors: ReturnType<typeo
   const refusal = errors.refusals.refusal;
   if (refusal) return new ToolError(privilegeRefusalMessage(what, refusal), result.tool, result.code, result.stderrTail);
   return toolError(what, result);
+}
+
+/** A custom archive's size, or the sum of a directory dump's files (its toc.dat and one file per table). */
+async function archiveBytes(path: string): Promise<number> {
+  const info = await stat(path);
+  if (!info.isDirectory()) return info.size;
+  let total = 0;
+  for (const name of await readdir(path)) total += (await stat(join(path, name))).size;
+  return total;
 }

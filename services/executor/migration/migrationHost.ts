@@ -11,7 +11,7 @@ import type { PlannedStep } from '#shared/workflow/plan.ts';
 import type { StepRegistry, WorkflowHost } from '#shared/workflow/workflowHost.ts';
 import { migrationRuntimeName } from '#shared/instanceDatabase/reservedNames.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
-import { migrationStream, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
+import { migrationStream, type Engine, type LiveMigration, type MigrationEvent, type MigrationState, type Run } from '#services/migrations/domain/migration.ts';
 import type { ErpDatabases } from '../database/erpDatabases.ts';
 import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import type { InstanceCredentials } from '#shared/instanceDatabase/instanceRole.ts';
@@ -45,8 +45,8 @@ export interface MigrationEnvironment {
   pull: PullSettings;
   /** FORJA_FILESTORE_MAX_*: how far an input's filestore may expand. */
   filestoreLimits: FilestoreLimits;
-  /** `${paths.upgrade}` for the ERP of a version. */
-  upgradePath: (version: string) => string;
+  /** `${paths.upgrade}` for the ERP of a version in a hop of an engine (upgradePathFor). */
+  upgradePath: (version: string, engine: Engine) => string;
   heartbeatMs: number;
   /** FORJA_ERP_ADDONS (addonsPath.ts); absent: unset. */
   addons?: AddonsSettings;
@@ -174,7 +174,7 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
       const account = tenantAccount('migration', migration.slug, env.uidRange);
       await ensureHopCheckout({ store: env.store, source: env.source }, { migration, migrationRoot: paths.root, version, account, job: binding, log, toolLog });
     },
-    upgradePath: env.upgradePath,
+    upgradePath: (version) => env.upgradePath(version, migration.engine),
     blobs: env.blobs,
     pull: env.pull,
     filestoreLimits: env.filestoreLimits,

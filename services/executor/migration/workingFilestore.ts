@@ -1,9 +1,10 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
+import { lstatBeneath } from '#shared/fs/beneath.ts';
 import { throwIfAborted } from '../abortError.ts';
 import { extractFilestore } from '../database/filestore.ts';
-import { openStaging } from '../database/filestoreStaging.ts';
+import { existsAs, openStaging, tarAs } from '../database/filestoreStaging.ts';
 import type { FilestoreLimits } from '../database/filestoreLimits.ts';
 import { unpackFilestore } from '../database/unpackFilestore.ts';
 import { backupFilestorePick } from './backup/backupArchive.ts';
@@ -58,6 +59,51 @@ export async function rebuildWorkingFilestore(dir: string, sources: FilestoreSou
     folder.remove();
   }
 }
+
+/** A filestore the upgrade platform returned: the `filestore/` folder a download brought (in a folder only Forja reaches), or a result .zip holding one. */
+export type ReturnedFilestore = { folder: string } | { zip: string };
+
+/**
+ * Merges a returned filestore into the working filestore `dir`, as the vendor's script does
+ * (the old filestore copied, the new one laid over it: attachments the upgrade moved out of the
+ * database, new standard images). `dir` is read as the account that owns it (tarAs), the returned
+ * files are checked as an upload is (limits, safe paths, no links), the merge is built in staging
+ * and swapped in: an interrupted merge leaves `dir` as it was, and a second merge of the same
+ * files changes nothing.
+ */
+export async function mergeReturnedFilestore(dir: string, returned: ReturnedFilestore, options: WorkingFilestoreOptions): Promise<{ added: number; files: number }> {
+  const { limits, signal } = options;
+  const root = options.root ?? dirname(dirname(dir));
+  const owner = lstatBeneath(root, relative(root, dir));
+  const reader = owner && owner.uid !== process.getuid?.() ? { uid: owner.uid, gid: owner.gid } : null;
+  const folder = openStaging(root);
+  const tree = join(folder.dir, 'tree');
+  const laid = join(folder.dir, 'returned');
+  await mkdir(tree);
+  await mkdir(laid);
+  try {
+    if (existsAs(dir, reader)) {
+      await tarAs(dir, join(folder.dir, 'current.tar'), reader, signal);
+      await unpackFilestore(join(folder.dir, 'current.tar'), tree, UNLIMITED, signal);
+    }
+    if ('zip' in returned) {
+      await refused(signal, `the result's filestore/`, () => unpackFilestore(returned.zip, laid, limits, signal, backupFilestorePick));
+    } else {
+      await tarAs(returned.folder, join(folder.dir, 'returned.tar'), null, signal);
+      await refused(signal, 'the returned filestore/', () => unpackFilestore(join(folder.dir, 'returned.tar'), laid, limits, signal));
+    }
+    const added = await countFiles(laid);
+    await moveInto(laid, tree, signal);
+    const files = await countFiles(tree);
+    folder.swapIn(tree, dir);
+    return { added, files };
+  } finally {
+    folder.remove();
+  }
+}
+
+/** The working filestore is the tenant's own: reading it back is not an upload. */
+const UNLIMITED: FilestoreLimits = { maxBytes: Number.MAX_SAFE_INTEGER, maxFiles: Number.MAX_SAFE_INTEGER, maxRatio: Number.MAX_SAFE_INTEGER };
 
 /** The input's fault, said as such (with `what`), unless the machine failed or the step was stopped. */
 async function refused<T>(signal: AbortSignal, what: string, work: () => Promise<T>): Promise<T> {

@@ -1,33 +1,47 @@
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatBytes } from '#shared/formatBytes.ts';
 import { abortError } from '../../abortError.ts';
-import { type DownloadedResult } from './downloadResult.ts';
+import { type SshTarget, downloadOverSsh, hostOf, transferFiles, transferKey, uploadOverSsh } from './sshTransfer.ts';
 import { type UpgradeAim, type UpgradeClient, type UpgradeStatus } from './upgradeClient.ts';
-import { type UpgradeRequestRef, UpgradeServiceError, maskSecret, redact, redactFailures } from './upgradeServiceError.ts';
+import { type UpgradeRequestRef, UpgradeServiceError, maskSecret, redact } from './upgradeServiceError.ts';
 import { type UpgradePhase, upgradeStateOf } from './upgradeState.ts';
+
+/** The name the vendor's script gives an uploaded dump file on the node. */
+export const ORIGIN_DUMP_NAME = 'origin.dump';
+/** What a download brings besides the dump (the script's list; a missing one is skipped). */
+export const RESULT_EXTRAS = ['filestore', 'upgrade-report.html', 'upgrade.log'] as const;
 
 export interface RunUpgradeInput {
   client: UpgradeClient;
   contract: string;
   aim: UpgradeAim;
   target: string;
-  email?: string | undefined;
-  /** The dump to upgrade; `filename` (informative for the platform) defaults to its name. */
+  /** `VAR=value` lines for the platform's run. */
+  envVars?: string[] | undefined;
+  /** The dump to upload (a pg_dump custom archive); made by `makeDump` when it is not there and an upload is due. */
   dump: string;
-  filename?: string | undefined;
-  /** Where the upgraded dump lands, whole or not at all. */
-  resultFile: string;
+  makeDump?: (() => Promise<void>) | undefined;
+  /** Where the result lands: `<dumpName>` (a directory dump or a zip), `filestore/`, the report and the log. */
+  resultDir: string;
+  /** Forja's private folder for the request's key pair and the node's host keys (0700: the key reads the database). */
+  keyDir: string;
+  /** The node's account and folder for transfers: the script's `odoo` and `/data` unless configured. */
+  sshUser?: string | undefined;
+  dataPath?: string | undefined;
   /** A request an earlier attempt created (its step facts): the run continues it instead of creating another. */
   resume?: UpgradeRequestRef | undefined;
-  /** Called, and awaited, as soon as the platform gave the request's id and key: record them before anything else happens. */
+  /** Called, and awaited, as soon as the platform gave the request (and whenever its node changes): record it before anything else happens. */
   onRequest?: ((request: UpgradeRequestRef) => void | Promise<void>) | undefined;
 }
 
 export interface RunUpgradeOptions {
   signal?: AbortSignal | undefined;
   log?: ((line: string) => void | Promise<void>) | undefined;
+  /** rsync's own lines. */
+  toolLog?: Writable | undefined;
   /** Between two status reads (the vendor's script: 5 s). */
   pollMs?: number;
   /** How long to wait for the platform's processing (20–120 min is usual). */
@@ -38,27 +52,47 @@ export interface RunUpgradeOptions {
   statusFailuresTolerated?: number;
 }
 
-export interface UpgradeOutcome extends DownloadedResult {
+export interface UpgradeOutcome {
   request: UpgradeRequestRef;
   status: UpgradeStatus;
+  /** `resultDir`, holding `dumpName`. */
+  dir: string;
+  dumpName: string;
+  /** False when the platform said this machine's PostgreSQL is older than its result needs. */
+  pgVersionCompatible: boolean | null;
 }
 
+const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
 /**
- * Create (or resume), upload, process, poll, download. Every error carries the request, so a
- * retry resumes it; the contract and the request key never reach the log unmasked. An abort
- * stops at once; the platform keeps the request, which a later run can resume.
+ * The vendor script's state machine: create (or resume) → upload over rsync → process → poll
+ * (relaying the platform's log) → download over rsync. Every error carries the request, so a
+ * retry resumes it; the contract and the token never reach the log unmasked. An abort stops at
+ * once; the platform keeps the request, which a later run resumes. An archived request (the
+ * platform's word for one it will not resume) is replaced by a new one, as the script does.
  */
 export async function runUpgrade(input: RunUpgradeInput, options: RunUpgradeOptions = {}): Promise<UpgradeOutcome> {
   const { client, contract, aim, target } = input;
-  const { signal, pollMs = 30_000, timeoutMs = 6 * 3600_000, transferAttempts = 3, statusFailuresTolerated = 5 } = options;
+  const { signal, pollMs = 5000, timeoutMs = 6 * 3600_000, transferAttempts = 3, statusFailuresTolerated = 5 } = options;
+  const toolLog = options.toolLog ?? discard();
+  const files = transferFiles(input.keyDir);
   let request = input.resume;
-  const say = async (line: string) => options.log?.(redact(`upgrade-service: ${line}`, [contract, request?.key]));
+  let pgVersionCompatible: boolean | null = null;
+  const say = async (line: string) => options.log?.(redact(`upgrade-service: ${line}`, [contract, request?.token]));
   const pause = (ms: number) => sleep(ms, undefined, { signal });
+  const sshTarget = (ref: UpgradeRequestRef, port: number, knownHosts: string): SshTarget => ({
+    host: hostOf(ref.hostUri),
+    port,
+    user: input.sshUser ?? 'odoo',
+    path: input.dataPath ?? '/data',
+    knownHosts,
+  });
+  const transfer = { files, log: toolLog, signal };
 
-  const retried = async <T>(what: string, attempt: (n: number) => Promise<T>): Promise<T> => {
+  const retried = async <T>(what: string, attempt: () => Promise<T>): Promise<T> => {
     for (let n = 1; ; n += 1) {
       try {
-        return await attempt(n);
+        return await attempt();
       } catch (error) {
         if (signal?.aborted || !(error instanceof UpgradeServiceError) || error.kind !== 'transport' || n >= transferAttempts) throw error;
         await say(`${what} interrupted (${error.message}); trying again (${n + 1} of ${transferAttempts})`);
@@ -67,25 +101,34 @@ export async function runUpgrade(input: RunUpgradeInput, options: RunUpgradeOpti
     }
   };
 
+  const create = async (): Promise<UpgradeRequestRef> => {
+    await mkdir(input.keyDir, { recursive: true, mode: 0o700 });
+    const publicKey = await transferKey(files, `forja-upgrade-${target}`);
+    await say(`creating a ${aim} request to ${target} (contract ${maskSecret(contract)})`);
+    const ref = await client.createRequest({ contract, aim, target, envVars: input.envVars ?? [], sshPublicKey: publicKey }, { signal });
+    request = ref;
+    await input.onRequest?.(ref);
+    await say(`request ${ref.requestId} created on ${ref.hostUri}`);
+    return ref;
+  };
+
   const upload = async (ref: UpgradeRequestRef) => {
+    if (!existsSync(input.dump)) await input.makeDump?.();
     const { size } = await stat(input.dump);
-    await say(`uploading ${basename(input.dump)} (${formatBytes(size)}) to request ${ref.requestId}`);
-    const sent = await retried('the upload', () => {
-      let quarter = 0;
-      const onProgress = (bytes: number) => {
-        const reached = Math.floor((bytes / Math.max(size, 1)) * 4);
-        if (reached > quarter && reached < 4) say(`uploaded ${formatBytes(bytes)} of ${formatBytes(size)}`).catch(() => undefined);
-        quarter = Math.max(quarter, reached);
-      };
-      return client.upload(ref, input.dump, { signal, onProgress });
+    await say(`uploading the dump (${formatBytes(size)}) to request ${ref.requestId} over rsync`);
+    await retried('the upload', async () => {
+      const grant = await client.startTransfer(ref, 'upload', { signal });
+      await uploadOverSsh(input.dump, sshTarget(ref, grant.sshPort, grant.knownHosts), ORIGIN_DUMP_NAME, transfer);
+      await client.stopTransfer(ref, { signal });
     });
-    await say(`uploaded ${formatBytes(sent.bytes)}, sha256 ${sent.sha256}`);
+    await say(`uploaded ${formatBytes(size)}`);
   };
 
   const poll = async (ref: UpgradeRequestRef): Promise<UpgradeStatus> => {
     const deadline = Date.now() + timeoutMs;
     let seen = '';
     let failures = 0;
+    let logBytes = 0;
     for (;;) {
       let status: UpgradeStatus | undefined;
       try {
@@ -99,6 +142,7 @@ export async function runUpgrade(input: RunUpgradeInput, options: RunUpgradeOpti
         const line = describeStatus(status);
         if (line !== seen) await say(line);
         seen = line;
+        logBytes = await relayLog(ref, logBytes);
         if (status.state !== 'pending' && status.state !== 'progress') return status;
       }
       if (Date.now() >= deadline) {
@@ -109,51 +153,77 @@ export async function runUpgrade(input: RunUpgradeInput, options: RunUpgradeOpti
     }
   };
 
+  /** The platform's own log lines, as they come; a log that cannot be read is not the run's failure. */
+  const relayLog = async (ref: UpgradeRequestRef, from: number): Promise<number> => {
+    try {
+      const text = await client.logs(ref, from, { signal });
+      const complete = text.lastIndexOf('\n') + 1;
+      for (const line of text.slice(0, complete).split('\n')) if (line.trim() !== '') await say(`platform: ${line.trimEnd()}`);
+      return from + Buffer.byteLength(text.slice(0, complete));
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return from;
+    }
+  };
+
+  const download = async (ref: UpgradeRequestRef): Promise<string> => {
+    await mkdir(input.resultDir, { recursive: true, mode: 0o700 });
+    await say(`downloading the upgraded database of request ${ref.requestId} over rsync`);
+    return retried('the download', async () => {
+      const grant = await client.startTransfer(ref, 'download', { signal });
+      const dumpName = grant.dumpName ?? '';
+      await downloadOverSsh(sshTarget(ref, grant.sshPort, grant.knownHosts), [dumpName, ...RESULT_EXTRAS], input.resultDir, transfer);
+      await client.stopTransfer(ref, { signal });
+      if (!existsSync(`${input.resultDir}/${dumpName}`)) throw new UpgradeServiceError(`the upgrade platform offered ${dumpName} for request ${ref.requestId}, but the download brought no such file`, 'protocol');
+      return dumpName;
+    });
+  };
+
   try {
     signal?.throwIfAborted();
     let phase: UpgradePhase = 'upload';
+    let ref: UpgradeRequestRef;
     if (request) {
       const status = await client.status(request, { signal });
-      phase = upgradeStateOf(status.platformState).phase;
-      await say(`resuming request ${request.requestId}: ${describeStatus(status)}`);
+      if (status.archived) {
+        await say(`request ${request.requestId} is archived on the platform (${describeStatus(status)}): starting a new one`);
+        ref = await create();
+      } else {
+        ref = status.hostUri === request.hostUri ? request : { ...request, hostUri: status.hostUri };
+        if (ref !== request) {
+          request = ref;
+          await input.onRequest?.(ref);
+        }
+        phase = upgradeStateOf(status.platformState).phase;
+        await say(`resuming request ${ref.requestId}: ${describeStatus(status)}`);
+      }
     } else {
-      await stat(input.dump);
-      const filename = input.filename ?? basename(input.dump);
-      await say(`creating a ${aim} request to ${target} for ${filename} (contract ${maskSecret(contract)})`);
-      request = await client.createRequest({ contract, aim, target, filename, ...(input.email ? { email: input.email } : {}) }, { signal });
-      await input.onRequest?.(request);
-      await say(`request ${request.requestId} created`);
+      if (!existsSync(input.dump) && !input.makeDump) await stat(input.dump);
+      ref = await create();
     }
-    const ref = request;
     if (phase === 'upload') {
       await upload(ref);
       phase = 'process';
     }
     if (phase === 'process') {
-      await client.process(ref, { signal });
+      ({ pgVersionCompatible } = await client.process(ref, { signal }));
       await say(`request ${ref.requestId} sent to processing`);
+      if (!pgVersionCompatible) await say('the platform says this PostgreSQL is older than the upgraded dump needs: its restore may fail');
     }
     const status = await poll(ref);
     if (status.state === 'failed' || status.state === 'cancelled') {
-      const why = status.message ?? status.reason ?? 'the platform gave no reason';
+      const why = status.reason ?? 'the platform gave no reason';
       throw new UpgradeServiceError(`the upgrade platform ${status.state === 'failed' ? 'failed' : 'cancelled'} request ${ref.requestId}: ${why}`, status.state, {
         platformState: status.platformState,
       });
     }
-    await say(`downloading the upgraded dump of request ${ref.requestId}`);
-    const result = await retried('the download', () => client.download(ref, input.resultFile, { signal, url: status.downloadUrl ?? undefined }));
-    await say(`downloaded ${formatBytes(result.bytes)} to ${basename(result.file)}, sha256 ${result.sha256}`);
-    return { ...result, request: ref, status };
+    const dumpName = await download(ref);
+    await say(`downloaded ${dumpName}${existsSync(`${input.resultDir}/filestore`) ? ' and its filestore/' : ''}`);
+    return { request: ref, status, dir: input.resultDir, dumpName, pgVersionCompatible };
   } catch (error) {
     if (signal?.aborted) throw abortError(signal, 'the upgrade-service run');
     if (error instanceof UpgradeServiceError) {
-      const secrets = [contract, request?.key];
-      const { failures, ...details } = error.details;
-      const failed = new UpgradeServiceError(redact(error.message, secrets), error.kind, {
-        ...details,
-        ...(failures ? { failures: redactFailures(failures, secrets) } : {}),
-        ...(request ? { request } : {}),
-      });
+      const failed = new UpgradeServiceError(redact(error.message, [contract, request?.token]), error.kind, { ...error.details, ...(request ? { request } : {}) });
       await say(failed.message);
       throw failed;
     }
@@ -163,6 +233,5 @@ export async function runUpgrade(input: RunUpgradeInput, options: RunUpgradeOpti
 
 function describeStatus(status: UpgradeStatus): string {
   const known = upgradeStateOf(status.platformState).known ? '' : ' (a state Forja does not know; still waiting)';
-  const detail = status.message ?? status.reason;
-  return `state ${status.platformState}${known}${detail ? `: ${detail}` : ''}${status.estimatedTime ? `, estimated ${status.estimatedTime}` : ''}`;
+  return `state ${status.platformState}${known}${status.reason ? `: ${status.reason}` : ''}`;
 }

@@ -1,48 +1,23 @@
 /**
- * Client of the ERP vendor's public upgrade platform (Odoo's upgrade.odoo.com), reached at
- * `FORJA_UPGRADE_SERVICE_URL`.
+ * Client of the ERP vendor's upgrade platform (Odoo's upgrade.odoo.com), reached at
+ * `FORJA_UPGRADE_SERVICE_URL`, speaking the protocol of the vendor's current script (the one the
+ * documentation's on-premise page runs, `python <(curl -s https://upgrade.odoo.com/upgrade)`;
+ * read, not copied):
  *
- * The protocol as found (read, not copied):
- * - Documented HTTP API, `odoo/odoo` `doc/webservices/upgrade.rst` (11.0/12.0; in 8.0/9.0
- *   `doc/reference/upgrade_api.rst`), and the client that drives it, `olilau/odoo-upgrade`
- *   `odoo_upgrade/odoo_upgrade.py`:
- *   - `POST database/v1/create`, form fields `contract`, `email`, `target`, `aim` (`test` |
- *     `production`), `filename` (informative), optional `timezone` → `{failures: [], request:
- *     {id, key, state, …}}`. `id` and the private `key` identify the request in every later call.
- *   - `POST database/v1/upload?key=…&request=…`, body the dump as `application/octet-stream`
- *     → `{failures}`. Not resumable: the docs point big dumps to `database/v1/request_sftp_access`
- *     (SSH keys → a temporary SFTP account whose `put -a` resumes), which needs an SSH client.
- *   - `POST database/v1/process` (`key`, `request`) → `{failures}`; `database/v1/skip_test` sets
- *     `delivered` without the vendor's tests.
- *   - `POST database/v1/status` (`key`, `request`) → `{failures, request}`: `state`,
- *     `customer_message`, `estimated_time`, `elapsed`, `database_version`, `filesize`, and the URLs
- *     `upgraded_dump_url` (`…/database/<zone>/<id>/<key>/upgraded/archive`), `upgraded_sql_url`,
- *     `original_dump_url`, `notes_url`, `status_url`. The download is a GET of `upgraded_dump_url`.
- *   - Errors: a non-empty `failures` list of `{reason, message}`, sometimes `value`/`code` and
- *     `expected` (`TARGET:INVALID` "Invalid value "5.0"" expecting 10.0…; `CONTRACT:NOT_FOUND`
- *     "Can not find contract M123456-abcxyz": the contract is echoed back, so it is masked).
- *     Clients also treat HTTP ≥ 400 as an error.
- * - The vendor's current script, served at https://upgrade.odoo.com/upgrade (a copy:
- *   `leemannd/odoo_upgrade_script` `odoo-upgrade.py`): JSON-RPC 2.0 POSTs to
- *   `upgrade/request/create` (`contract, target, aim, actuator, env_vars, ssh_key`) → `request_id,
- *   token`; `upgrade/request/transfer/start|stop` (`token, transfer_type`) around rsync over SSH;
- *   `upgrade/request/process` (`token`) → `is_pg_version_compatible`; `upgrade/request/status`
- *   (`token`) → `status`, `reason`; `upgrade/request/logs?token=` with `Range`. Its state machine
- *   is `new → pending → progress → done | failed | cancelled`, polled every 5 s; it saves the token
- *   to resume the same request after an interruption. Errors arrive as `result.error` or
- *   `error.data.message`.
+ * - JSON-RPC 2.0 POSTs under `upgrade/request/`: `create` (`contract, target, aim, actuator,
+ *   env_vars, ssh_key` — the public key that will move the dump, `api_version` "0.2") answers
+ *   `request_id, token, assigned_host_uri`; every later call goes to `https://<assigned_host_uri>`.
+ *   `process` (`token`) answers `is_pg_version_compatible`; `status` (`token`) answers `status`
+ *   (`new → pending → progress → done | failed | cancelled`), `host_uri`, `reason`, `archived`;
+ *   `transfer/start` (`token, transfer_type` upload | download) answers `ssh_port`, `known_hosts`
+ *   and, for a download, `dump_name`; `transfer/stop` (`token`) closes it. `logs?token=` is a GET
+ *   read from a byte with `Range`. Refusals come as `result.error`, or `error.data.message`.
+ * - The dump moves with rsync over SSH (sshTransfer.ts), never in an HTTP body.
  *
- * Forja speaks the documented HTTP API (plain HTTPS, no SSH) and takes its state names from both:
- * `draft` (or `new`) → `pending` → `progress` → `done` (or `delivered`) | `failed` | `cancelled`
- * (see upgradeState.ts). Control calls send form bodies rather than query strings, so the contract
- * stays out of URLs and access logs.
+ * The older `database/v1/*` HTTP API, which took the dump as a POST body, is documented only for
+ * 8.0–12.0: Forja no longer speaks it.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
-import { type DownloadOptions, type DownloadedResult, downloadResult } from './downloadResult.ts';
-import { checkAnswer, readAnswer, sendCall } from './platformHttp.ts';
+import { getText, rpcCall } from './platformRpc.ts';
 import { type UpgradeRequestRef, UpgradeServiceError } from './upgradeServiceError.ts';
 import { type UpgradeState, upgradeStateOf } from './upgradeState.ts';
 
@@ -54,128 +29,124 @@ export interface CreateRequestInput {
   aim: UpgradeAim;
   /** The ERP version to reach, `17.0`. */
   target: string;
-  /** Informative for the platform: the dump's name. */
-  filename: string;
-  /** Required by the documented API; sent when given. */
-  email?: string;
+  /** `VAR=value` lines the platform's upgrade runs with (the script's `--env`). */
+  envVars: string[];
+  /** The public key (`ssh-ed25519 AAAA… comment`) whose private half moves the dump. */
+  sshPublicKey: string;
 }
 
 export interface UpgradeStatus {
   state: UpgradeState;
   /** The platform's own word, for logs and for choosing what a resumed run does next. */
   platformState: string;
-  message: string | null;
   reason: string | null;
-  downloadUrl: string | null;
-  estimatedTime: string | null;
+  /** The node holding the request now. */
+  hostUri: string;
+  /** The platform archived the request: it cannot be resumed, a new one must be made. */
+  archived: boolean;
+}
+
+/** Where to rsync for one transfer: the SSH port on the request's node, its host keys, and (download) the result's name. */
+export interface TransferGrant {
+  sshPort: number;
+  knownHosts: string;
+  dumpName: string | null;
 }
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface TransferOptions extends CallOptions {
-  onProgress?: ((bytes: number, total: number | null) => void) | undefined;
-}
-
 export type UpgradeClient = ReturnType<typeof upgradeClient>;
 
-/** The platform's base URL: https, or http only on this machine (the contract and the dump travel in it). */
+const loopback = (hostname: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+
+/** The platform's base URL: https, or http only on this machine (the contract and the token travel in it). */
 export function platformBaseUrl(value: string): URL {
   const url = new URL(value.endsWith('/') ? value : `${value}/`);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback(url.hostname))) {
     throw new Error(`FORJA_UPGRADE_SERVICE_URL must be an https URL (http only on 127.0.0.1), not ${url.protocol}//${url.host}`);
   }
   return url;
 }
 
+/** `host` or `host:port`, nothing more: the platform names its node so, and Forja builds URLs and ssh targets from it. */
+const HOST_URI = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?$/i;
+
+/** The node's URL: https as the vendor's script does; http only when Forja was pointed at a platform on this machine and the node is on it too. */
+export function nodeUrl(base: URL, hostUri: string): URL {
+  if (!HOST_URI.test(hostUri)) throw new UpgradeServiceError(`the upgrade platform assigned the request to ${JSON.stringify(hostUri)}, which is not a host name`, 'protocol');
+  const node = new URL(`https://${hostUri}/`);
+  if (base.protocol === 'http:') {
+    if (!loopback(node.hostname)) throw new UpgradeServiceError(`the upgrade platform on ${base.host} assigned the request to ${hostUri}: a platform reached over http may only use this machine`, 'protocol');
+    return new URL(`http://${hostUri}/`);
+  }
+  return node;
+}
+
 /** @param idleMs how long a call may stay silent (the vendor's script waits 60 s). */
 export function upgradeClient(baseUrl: string, { idleMs = 60_000 }: { idleMs?: number } = {}) {
   const base = platformBaseUrl(baseUrl);
-
-  async function control(path: string, fields: Record<string, string>, what: string, signal: AbortSignal | undefined, secrets: string[]) {
-    const body = Buffer.from(new URLSearchParams(fields).toString());
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length, accept: 'application/json' };
-    const call = { method: 'POST' as const, what, headers, body, signal, idleMs };
-    const response = await sendCall(new URL(path, base), call);
-    return checkAnswer(await readAnswer(response, call), response.statusCode ?? 0, what, secrets);
-  }
-
-  const refFields = (ref: UpgradeRequestRef) => ({ request: ref.requestId, key: ref.key });
-
-  async function status(ref: UpgradeRequestRef, { signal }: CallOptions = {}): Promise<UpgradeStatus> {
-    const answer = await control('database/v1/status', refFields(ref), `read the status of request ${ref.requestId}`, signal, [ref.key]);
-    const request = answer.request as Record<string, unknown> | undefined;
-    if (!request || typeof request.state !== 'string') {
-      throw new UpgradeServiceError(`the upgrade platform's status of request ${ref.requestId} has no state`, 'protocol', { request: ref });
-    }
-    const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
-    return {
-      state: upgradeStateOf(request.state).state,
-      platformState: request.state,
-      message: text(request.customer_message),
-      reason: text(request.reason),
-      downloadUrl: text(request.upgraded_dump_url),
-      estimatedTime: text(request.estimated_time),
-    };
-  }
+  const onNode = (ref: UpgradeRequestRef) => nodeUrl(base, ref.hostUri);
+  const call = (what: string, signal: AbortSignal | undefined, secrets: (string | undefined)[]) => ({ what, signal, idleMs, secrets });
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
 
   return {
     baseUrl: base.href,
 
     async createRequest(input: CreateRequestInput, { signal }: CallOptions = {}): Promise<UpgradeRequestRef> {
-      const { contract, aim, target, filename, email } = input;
-      const fields = { contract, aim, target, filename, ...(email ? { email } : {}) };
-      const answer = await control('database/v1/create', fields, `create an upgrade request (${aim}, to ${target})`, signal, [contract]);
-      const request = answer.request as Record<string, unknown> | undefined;
-      const id = request?.id;
-      if ((typeof id !== 'number' && typeof id !== 'string') || typeof request?.key !== 'string') {
-        throw new UpgradeServiceError('the upgrade platform created a request but did not give its id and key', 'protocol');
+      const { contract, aim, target, envVars, sshPublicKey } = input;
+      const params = { contract, target, aim, actuator: 'cli', env_vars: envVars, ssh_key: `${sshPublicKey.trim()}\n`, api_version: '0.2' };
+      const answer = await rpcCall(base, 'upgrade/request/create', params, call(`create an upgrade request (${aim}, to ${target})`, signal, [contract]));
+      const id = answer.request_id;
+      if ((typeof id !== 'number' && typeof id !== 'string') || typeof answer.token !== 'string' || typeof answer.assigned_host_uri !== 'string') {
+        throw new UpgradeServiceError('the upgrade platform created a request but did not give its request_id, token and assigned_host_uri', 'protocol');
       }
-      return { requestId: String(id), key: request.key };
+      const ref = { requestId: String(id), token: answer.token, hostUri: answer.assigned_host_uri };
+      nodeUrl(base, ref.hostUri);
+      return ref;
     },
 
-    /** Streams the dump (re-sent whole on a retry: the HTTPS upload cannot resume) and returns its size and sha256. */
-    async upload(ref: UpgradeRequestRef, file: string, { signal, onProgress }: TransferOptions = {}): Promise<{ bytes: number; sha256: string }> {
-      const { size } = await stat(file);
-      const hash = createHash('sha256');
-      let sent = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          sent += chunk.length;
-          onProgress?.(sent, size);
-          done(null, chunk);
-        },
-      });
-      const url = new URL('database/v1/upload', base);
-      url.searchParams.set('key', ref.key);
-      url.searchParams.set('request', ref.requestId);
-      const what = `upload the dump of request ${ref.requestId}`;
-      const headers = { 'content-type': 'application/octet-stream', 'content-length': size, accept: 'application/json' };
-      const call = { method: 'POST' as const, what, headers, body: [createReadStream(file), counter] as const, signal, idleMs };
-      const response = await sendCall(url, call);
-      checkAnswer(await readAnswer(response, call), response.statusCode ?? 0, what, [ref.key]);
-      if (sent !== size) throw new UpgradeServiceError(`${file} changed while it was uploaded (${sent} of ${size} bytes sent)`, 'transport');
-      return { bytes: sent, sha256: hash.digest('hex') };
+    /** Asks the platform to upgrade the uploaded dump; says whether this machine's PostgreSQL can restore the result. */
+    async process(ref: UpgradeRequestRef, { signal }: CallOptions = {}): Promise<{ pgVersionCompatible: boolean }> {
+      const answer = await rpcCall(onNode(ref), 'upgrade/request/process', { token: ref.token }, call(`process request ${ref.requestId}`, signal, [ref.token]));
+      if (typeof answer.is_pg_version_compatible !== 'boolean') throw new UpgradeServiceError(`the upgrade platform's answer to process request ${ref.requestId} lacks is_pg_version_compatible`, 'protocol');
+      return { pgVersionCompatible: answer.is_pg_version_compatible };
     },
 
-    async process(ref: UpgradeRequestRef, { signal }: CallOptions = {}): Promise<void> {
-      await control('database/v1/process', refFields(ref), `process request ${ref.requestId}`, signal, [ref.key]);
-    },
-
-    status,
-
-    /** Downloads the upgraded dump beside `toFile`, resuming a partial copy by `Range`, then renames it into place. */
-    async download(ref: UpgradeRequestRef, toFile: string, options: DownloadOptions = {}): Promise<DownloadedResult> {
-      const url = options.url ?? (await status(ref, options)).downloadUrl;
-      if (!url) throw new UpgradeServiceError(`request ${ref.requestId} has no upgraded dump to download yet`, 'protocol', { request: ref });
-      const target = new URL(url, base);
-      if (target.origin !== base.origin) {
-        throw new UpgradeServiceError(`the upgraded dump of request ${ref.requestId} is offered on ${target.origin}, not on the platform's ${base.origin}`, 'protocol');
+    async status(ref: UpgradeRequestRef, { signal }: CallOptions = {}): Promise<UpgradeStatus> {
+      const answer = await rpcCall(onNode(ref), 'upgrade/request/status', { token: ref.token }, call(`read the status of request ${ref.requestId}`, signal, [ref.token]));
+      if (typeof answer.status !== 'string' || typeof answer.host_uri !== 'string') {
+        throw new UpgradeServiceError(`the upgrade platform's status of request ${ref.requestId} has no status or host_uri`, 'protocol', { request: ref });
       }
-      return downloadResult(ref, target, toFile, { ...options, idleMs });
+      nodeUrl(base, answer.host_uri);
+      return { state: upgradeStateOf(answer.status).state, platformState: answer.status, reason: text(answer.reason), hostUri: answer.host_uri, archived: answer.archived === true };
+    },
+
+    async startTransfer(ref: UpgradeRequestRef, type: 'upload' | 'download', { signal }: CallOptions = {}): Promise<TransferGrant> {
+      const what = `open the ${type} of request ${ref.requestId}`;
+      const answer = await rpcCall(onNode(ref), 'upgrade/request/transfer/start', { token: ref.token, transfer_type: type }, call(what, signal, [ref.token]));
+      const port = Number(answer.ssh_port);
+      if (!Number.isInteger(port) || port < 1 || port > 65535 || typeof answer.known_hosts !== 'string' || answer.known_hosts.trim() === '') {
+        throw new UpgradeServiceError(`the upgrade platform's answer to ${what} lacks a usable ssh_port and known_hosts`, 'protocol');
+      }
+      const dumpName = text(answer.dump_name);
+      if (type === 'download' && (dumpName === null || !/^[\w.-]+$/.test(dumpName) || dumpName.startsWith('.'))) {
+        throw new UpgradeServiceError(`the upgrade platform's answer to ${what} names no usable dump_name (${JSON.stringify(answer.dump_name ?? null)})`, 'protocol');
+      }
+      return { sshPort: port, knownHosts: answer.known_hosts, dumpName };
+    },
+
+    async stopTransfer(ref: UpgradeRequestRef, { signal }: CallOptions = {}): Promise<void> {
+      await rpcCall(onNode(ref), 'upgrade/request/transfer/stop', { token: ref.token }, call(`close the transfer of request ${ref.requestId}`, signal, [ref.token]));
+    },
+
+    /** The request's log from byte `from` (the platform streams it while it works). */
+    async logs(ref: UpgradeRequestRef, from: number, { signal }: CallOptions = {}): Promise<string> {
+      const url = new URL('upgrade/request/logs', onNode(ref));
+      url.searchParams.set('token', ref.token);
+      const { text: log } = await getText(url, { range: `bytes=${from}-` }, call(`read the log of request ${ref.requestId}`, signal, [ref.token]));
+      return log;
     },
   };
 }

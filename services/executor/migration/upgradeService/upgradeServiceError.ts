@@ -1,34 +1,25 @@
 /**
- * One refusal in the platform's `failures` list: always `reason` (`CONTRACT:NOT_FOUND`,
- * `TARGET:INVALID`) and a human `message`; sometimes the faulty `value` or `code` and the
- * `expected` values.
+ * Where a request stands on the platform: kept (mode 0600, out of the ERP's reach) so a retry
+ * after a crash goes on with the same request, as the vendor's script keeps its token file.
  */
-export interface PlatformFailure {
-  reason: string;
-  message: string;
-  value?: unknown;
-  code?: unknown;
-  expected?: unknown[];
-}
-
-/** Where a request stands on the platform: the executor keeps it as the step's facts. */
 export interface UpgradeRequestRef {
   requestId: string;
-  /** The platform's private key for the request: whoever holds it can read the dump. */
-  key: string;
+  /** The request's secret: whoever holds it can read the customer's database. */
+  token: string;
+  /** The platform's node that holds the request (`assigned_host_uri`): every later call and transfer goes there. */
+  hostUri: string;
 }
 
 /**
- * - `refused`: the platform answered with `failures` (wrong contract, aim, version…);
- * - `transport`: no usable answer (connection dropped, timeout, HTTP 5xx);
- * - `protocol`: an answer Forja does not understand;
+ * - `refused`: the platform answered with an error (wrong contract, aim, version, unknown request);
+ * - `transport`: no usable answer, or a transfer broke (connection dropped, timeout, HTTP 5xx, rsync or ssh failed);
+ * - `protocol`: an answer Forja does not understand, or a host it must not trust;
  * - `failed` / `cancelled`: the platform ended the request so;
  * - `timeout`: the platform was still working when the run stopped waiting.
  */
 export type UpgradeErrorKind = 'refused' | 'transport' | 'protocol' | 'failed' | 'cancelled' | 'timeout';
 
 export interface UpgradeErrorDetails {
-  failures?: PlatformFailure[];
   httpStatus?: number;
   platformState?: string;
   request?: UpgradeRequestRef;
@@ -61,25 +52,4 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
   let out = text;
   for (const secret of secrets) if (secret) out = out.split(secret).join(maskSecret(secret));
   return out;
-}
-
-/** The failures with every secret masked, whatever field the platform echoed it in. */
-export function redactFailures(failures: PlatformFailure[], secrets: readonly (string | undefined)[]): PlatformFailure[] {
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return redact(value, secrets);
-    if (Array.isArray(value)) return value.map(walk);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, walk(item)]));
-    return value;
-  };
-  return walk(failures) as PlatformFailure[];
-}
-
-/** `Can not find contract ****cdef (CONTRACT:NOT_FOUND)`, with the expected values when given. */
-export function describeFailures(failures: PlatformFailure[]): string {
-  return failures
-    .map((failure) => {
-      const expected = Array.isArray(failure.expected) && failure.expected.length > 0 ? `; expected ${failure.expected.map(String).join(', ')}` : '';
-      return `${failure.message} (${failure.reason}${expected})`;
-    })
-    .join('; ');
 }

@@ -10,19 +10,16 @@ interface KnownState {
 }
 
 /**
- * The platform's states (see upgradeClient.ts): `draft` (documented API; `new` in the current
- * script) waits for the dump, `pending` for the order to process, `progress` is processing, `done`
- * (or `delivered`, after `skip_test`) has the result, `failed` and `cancelled` (`cancel`) end it.
+ * The platform's states, as the vendor's script's state machine names them (upgradeClient.ts):
+ * `new` waits for the dump, `pending` for the order to process, `progress` is processing, `done`
+ * has the result, `failed` and `cancelled` end it.
  */
 const knownStates: Record<string, KnownState> = {
-  draft: { state: 'pending', phase: 'upload' },
   new: { state: 'pending', phase: 'upload' },
   pending: { state: 'pending', phase: 'process' },
   progress: { state: 'progress', phase: 'poll' },
   done: { state: 'done', phase: 'download' },
-  delivered: { state: 'done', phase: 'download' },
   failed: { state: 'failed', phase: 'failed' },
-  cancel: { state: 'cancelled', phase: 'cancelled' },
   cancelled: { state: 'cancelled', phase: 'cancelled' },
 };
 
