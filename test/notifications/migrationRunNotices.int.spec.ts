@@ -113,7 +113,9 @@ describe('notices of a real migration run (process runtime, ERP stand-in, SMTP o
       expect(mail.text).to.include(`${PUBLIC_URL}/migrations/${slug}/runs/${i < 2 ? 1 : 2}`);
     }
     expect(smtp.received[0]!.text).to.include('Check the coverage and the origin backup, then approve the upgrade');
-    // The failure's error, and the failed step's last log lines with the cause.
-    expect(smtp.received[1]!.text).to.match(/Error: {3}odoo-bin .* exited with code 1/).and.match(/post-migration .* failed: division by zero/);
+    // The failure's error, the ERP's first ERROR line and its message first, then the command; and the failed step's last log lines.
+    expect(smtp.received[1]!.text)
+      .to.match(/Error: {3}ERROR \S+ odoo\.sql_db: bad query: \S+post-migration\.sql ERROR: division by zero \(odoo-bin .* exited with code 1\)/)
+      .and.match(/post-migration .* failed: division by zero/);
   });
 });

@@ -1,6 +1,8 @@
 import { done } from '#shared/workflow/stepOutcome.ts';
 import type { MigrationStep, MigrationStepContext } from '../migrationStepContext.ts';
+import { ErpRunError } from '../../runtime/runtime.ts';
 import { restoreCheckpoint, takeCheckpoint } from './checkpoint.ts';
+import { erpFailureMessage } from './erpFailure.ts';
 
 /** `${paths.upgrade}` and `${run.number}`, the variables a plan leaves for the run. */
 function runVariables(text: string, context: MigrationStepContext, version: string): string {
@@ -26,7 +28,12 @@ export const erp: MigrationStep = async (context) => {
   await context.log(`addons path: ${spec.addonsPath.length > 0 ? spec.addonsPath.join(',') : "the ERP's default"}`);
   // The customer's requirements.txt files, in a virtualenv of their own (process runtime; instanceVenv.ts).
   if (spec.python) await context.runtime.build(spec);
-  await context.runtime.runOnce(spec, args, context.signal);
+  try {
+    await context.runtime.runOnce(spec, args, context.signal);
+  } catch (error) {
+    if (error instanceof ErpRunError) throw new ErpRunError(erpFailureMessage(error.message, error.logTail), error.exitCode, error.logTail);
+    throw error;
+  }
   await takeCheckpoint(context);
   return done({ erpVersion: version });
 };
