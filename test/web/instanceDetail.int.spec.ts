@@ -65,6 +65,9 @@ describe('web: the instance page through a job’s life', function () {
     expect(badgeOf(ended)).to.deep.equal(['running', 'running']);
     expect(ended, 'the job ended: the message goes').to.not.include('job-flash');
     expect(ended).to.include('class="erp-url"');
+    // The Tools card comes with each poll, out of band: its links follow the state without a reload.
+    expect(ended).to.match(/<article id="instance-tools" hx-swap-oob="true">/);
+    expect(ended).to.include(`href="/dbadmin/${slug}/"`);
   });
 
   it('keeps other messages above the status block', async () => {

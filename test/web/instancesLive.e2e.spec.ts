@@ -115,6 +115,9 @@ describe('web in Chromium: an instance on the real executor', function () {
     expect(new Set(await page.locator('#instance-status .step-state').allTextContents())).to.deep.equal(new Set(['completed']));
     expect(await page.locator('.instance-actions button').allInnerTexts()).to.deep.equal(['Stop', 'Restart', 'Rebuild', 'Destroy']);
     await page.getByText('This instance runs on Forja’s ERP stand-in (process runtime)').waitFor();
+    // Provisioned while the page was open: the Tools card, swapped in with the polls, offers the database admin (it was missing until a reload).
+    expect(await page.locator('#instance-tools a', { hasText: 'Database admin' }).count()).to.equal(1);
+    expect(await page.locator('#instance-tools').count(), 'one Tools card').to.equal(1);
     await screenshot(page, 'instances-live-running');
   });
 

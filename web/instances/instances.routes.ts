@@ -67,7 +67,7 @@ async function showDetail(ctx: WebContext, req: Request, res: Response) {
       canOperate,
       source: sourceText(instance.source),
     },
-    'instances/_status.njk',
+    'instances/_statusPoll.njk',
   );
 }
 
