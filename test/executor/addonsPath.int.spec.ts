@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { STANDIN_OPENUPGRADE, STANDIN_STANDARD_ADDONS } from '#services/erp-standin/standinPaths.ts';
-import { addonsPathFor, AddonsPathError, MAX_ADDONS_FOLDERS, openUpgradeAddons, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
+import { addonsPathFor, AddonsPathError, hopAddonsPath, MAX_ADDONS_FOLDERS, openUpgradeAddons, type AddonsPathRequest } from '#services/executor/runtime/addonsPath.ts';
 import { AddonsScanError, checkoutAddons } from '#services/executor/runtime/checkoutAddons.ts';
 import { checkoutCommit } from '#shared/git/gitSource.ts';
 import { addonsRepo, writeModule } from '#test/support/addonsRepo.ts';
@@ -119,6 +119,36 @@ describe('the addons path (addonsPath.ts)', function () {
     it('fail naming FORJA_OPENUPGRADE_PATH for a real ERP without it, and for a version it has no folder for', () => {
       expect(() => openUpgradeAddons({}, '18.0', false)).to.throw(AddonsPathError, /an OpenUpgrade hop to 18\.0 needs OCA OpenUpgrade's 18\.0 branch: set FORJA_OPENUPGRADE_PATH/);
       expect(() => openUpgradeAddons({ FORJA_OPENUPGRADE_PATH: `${runDir('openupgrade-none')}/{version}` }, '18.0', false)).to.throw(AddonsPathError, /FORJA_OPENUPGRADE_PATH: .*\/18\.0 \(ERP version 18\.0\) is not a folder/);
+    });
+  });
+
+  describe('a migration hop (hopAddonsPath)', () => {
+    it('gives an enterprise hop the enterprise addons an enterprise instance gets, and no OpenUpgrade', () => {
+      const root = runDir('hop-enterprise');
+      mkdirSync(join(root, '17.0'));
+      const settings = { FORJA_ERP_ENTERPRISE_ADDONS: `${root}/{version}`, FORJA_OPENUPGRADE_PATH: `${root}/{version}` };
+      const customer = join(root, 'customer-addons');
+      expect(hopAddonsPath({ erpVersion: '17.0', edition: 'enterprise', engine: 'upgrade-service', standin: true, settings, checkoutFolders: [customer] })).to.deep.equal([
+        STANDIN_STANDARD_ADDONS,
+        join(root, '17.0'),
+        customer,
+      ]);
+    });
+
+    it('gives a community OpenUpgrade hop the standard addons, OpenUpgrade’s folder and the customer’s, each once', () => {
+      const customer = join(runDir('hop-community'), 'addons');
+      expect(hopAddonsPath({ erpVersion: '18.0', edition: 'community', engine: 'openupgrade', standin: true, settings: {}, checkoutFolders: [customer, customer] })).to.deep.equal([
+        STANDIN_STANDARD_ADDONS,
+        STANDIN_OPENUPGRADE,
+        customer,
+      ]);
+    });
+
+    it('fails an enterprise hop without FORJA_ERP_ENTERPRISE_ADDONS, naming it', () => {
+      expect(() => hopAddonsPath({ erpVersion: '17.0', edition: 'enterprise', engine: 'upgrade-service', standin: true, settings: {}, checkoutFolders: [] })).to.throw(
+        AddonsPathError,
+        /the enterprise edition needs the enterprise addons of ERP version 17\.0: set FORJA_ERP_ENTERPRISE_ADDONS/,
+      );
     });
   });
 

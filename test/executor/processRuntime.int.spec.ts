@@ -252,6 +252,21 @@ describe('process runtime (real ERP stand-in, real PostgreSQL)', function () {
     await keeper.stop(spec.slug);
   });
 
+  it('stops a server asked to stop as it starts, whichever program it is at (env, python3, node): none is left to take the port', async () => {
+    // Inside each execve of the start the kernel shows an empty command line; a stop reading it then
+    // took the server for dead and left it running (pidFile.ts, commandLineOf).
+    const quick = runtime();
+    for (let round = 0; round < 10; round += 1) {
+      await quick.start(spec, port);
+      await new Promise((resolve) => setTimeout(resolve, round * 3));
+      await quick.stop(spec.slug);
+      expect(erpPids(spec.database), `round ${round}`).to.deep.equal([]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(erpPids(spec.database)).to.deep.equal([]);
+    expect(await portOpen(port)).to.equal(false);
+  });
+
   it('refuses to start when something else holds the port, naming the port and the holder', async () => {
     const holder = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1', () => console.log('listening'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
     onTeardown(async () => void holder.kill('SIGKILL'));

@@ -48,7 +48,7 @@ describe('executor: the upgrade_service step restores the platform’s result an
       step: { id: 'upgrade', type: 'upgrade_service', params: { hop: { origin: '16.0', destination: '17.0' }, env: { UPG_SKIP_TESTS: 1 } } },
       ...options,
     });
-    Object.assign(made.context.migration, { engine: 'upgrade_service', flavor: 'enterprise', contract });
+    Object.assign(made.context.migration, { engine: 'upgrade-service', flavor: 'enterprise', contract });
     return made;
   }
   const step = () => upgradeServiceStep({ url: platform.url, sshUser: userInfo().username, dataPath: '/data', pollMs: 20 });

@@ -22,7 +22,7 @@ import { layOutMigration } from '../runtime/tenantFolders.ts';
 import { logTail } from '../logTail.ts';
 import type { ErpDatabaseServer, ErpRunSpec, Runtime } from '../runtime/runtime.ts';
 import type { MigrationPaths, MigrationStep, MigrationStepContext } from './migrationStepContext.ts';
-import { openUpgradeAddons, standardAddons, type AddonsSettings } from '../runtime/addonsPath.ts';
+import { hopAddonsPath, type AddonsSettings } from '../runtime/addonsPath.ts';
 import { checkoutAddons } from '../runtime/checkoutAddons.ts';
 import { instanceVenvPython } from '../runtime/pythonEnv/requirementFiles.ts';
 import { ensureHopCheckout, readyHopCheckout, type HopCheckoutTools } from './hopCheckout.ts';
@@ -152,14 +152,14 @@ function stepContext(env: MigrationEnvironment, { migration, run }: RunContext, 
         database: migration.workingDatabase,
         db: { ...env.erpDatabaseServer, ...env.credentials(migration.workingDatabase) },
         sourceDir: checkout,
-        // The standard addons, OpenUpgrade's folders on an OpenUpgrade hop, then the customer's code.
-        addonsPath: [
-          ...new Set([
-            ...standardAddons(env.addons ?? {}, version, standin),
-            ...(migration.engine === 'openupgrade' ? openUpgradeAddons(env.addons ?? {}, version, standin) : []),
-            ...(checkout ? checkoutAddons(checkout) : []),
-          ]),
-        ],
+        addonsPath: hopAddonsPath({
+          erpVersion: version,
+          edition: migration.flavor,
+          engine: migration.engine,
+          standin,
+          settings: env.addons ?? {},
+          checkoutFolders: checkout ? checkoutAddons(checkout) : [],
+        }),
         dataDir: join(paths.root, 'work'),
         logFile,
         root: env.dataDir,

@@ -83,6 +83,37 @@ export function openUpgradeAddons(settings: AddonsSettings, erpVersion: string, 
   throw new AddonsPathError(`an OpenUpgrade hop to ${erpVersion} needs OCA OpenUpgrade's ${erpVersion} branch: set FORJA_OPENUPGRADE_PATH to its checkout ({version} is replaced, e.g. /opt/openupgrade/{version})`);
 }
 
+/** What a migration hop's ERP is given, besides what an instance of that version gets. */
+export interface HopAddonsRequest {
+  erpVersion: string;
+  /** The migration's flavor: `enterprise` puts the enterprise addons on the path, as for an instance. */
+  edition: string;
+  engine: 'openupgrade' | 'upgrade-service';
+  standin: boolean;
+  settings: AddonsSettings;
+  /** The customer's module folders of this hop (checkoutAddons of its checkout), when the migration names code. */
+  checkoutFolders: readonly string[];
+}
+
+/**
+ * The addons path of a migration hop's ERP (issue 26): the path an instance of that version and
+ * edition gets (standard addons, the enterprise addons for the enterprise flavor, the customer's
+ * module folders), with OpenUpgrade's folder after the ERP's own on an OpenUpgrade hop, each
+ * folder once. An enterprise hop without FORJA_ERP_ENTERPRISE_ADDONS fails naming it, as an
+ * enterprise instance's build does.
+ */
+export function hopAddonsPath(request: HopAddonsRequest): string[] {
+  const { settings, erpVersion, standin } = request;
+  return [
+    ...new Set([
+      ...standardAddons(settings, erpVersion, standin),
+      ...(request.edition === 'enterprise' ? [enterpriseAddons(settings, erpVersion)] : []),
+      ...(request.engine === 'openupgrade' ? openUpgradeAddons(settings, erpVersion, standin) : []),
+      ...request.checkoutFolders,
+    ]),
+  ];
+}
+
 /** Most folders on one path: what the build step's event records (InstanceStepCompleted.v1.json) holds. */
 export const MAX_ADDONS_FOLDERS = 1000;
 

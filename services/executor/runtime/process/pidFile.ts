@@ -84,14 +84,48 @@ export function removePidFile(path: string): void {
  * process. A zombie has an empty command line, so it counts as dead.
  */
 export function isServerAlive(record: PidRecord): boolean {
-  let argv: string[];
-  try {
-    argv = readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return false;
-  }
+  const argv = commandLineOf(record.pid);
+  if (argv === null) return false;
   const has = (flag: string, value: string) => argv.some((arg, index) => arg === flag && argv[index + 1] === value);
   return has('-d', record.database) && has('--http-port', String(record.port));
+}
+
+/** How long a process may show an empty command line while it changes program before it counts as not the server. */
+const EXEC_WINDOW_MS = 250;
+
+/**
+ * The process's command line, or null when it is gone or a zombie. A server starts as
+ * `env python3 odoo-bin …` and execs twice (python3, then node for the stand-in): inside each
+ * execve the kernel shows an empty command line for a moment. Read then, a `stop` right after a
+ * `start` took the starting server for dead, removed its pid file without a signal, and left it
+ * running on the port (a flake of processRuntime.int): an empty line of a process that is not a
+ * zombie is read again until it is not empty, for a bounded moment.
+ */
+function commandLineOf(pid: number): string[] | null {
+  const deadline = Date.now() + EXEC_WINDOW_MS;
+  for (;;) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return null;
+    }
+    if (text !== '') return text.split('\0');
+    if (isZombie(pid) || Date.now() >= deadline) return null;
+    Atomics.wait(PAUSE, 0, 0, 5);
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** `/proc/<pid>/stat`'s state is `Z` (or the process is gone): it exited and waits to be reaped. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
+  }
 }
 
 /** Every instance under the data root that has a pid file, live or not. */
