@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
@@ -10,7 +10,9 @@ import { executorStarter } from '#services/executor/executorProcess.ts';
 import { migrationDir, runLogFile } from '#services/executor/migration/migrationHost.ts';
 import { migrationDecider, type MigrationCommand } from '#services/migrations/domain/migration.decider.ts';
 import { migrationStream, type MigrationEvent, type MigrationSettings } from '#services/migrations/domain/migration.ts';
+import { planDiff, reuseAfterAdopt } from '#services/migrations/domain/resync.ts';
 import { loadConfig } from '#shared/config/config.ts';
+import { aggregateStream } from '#shared/decider/aggregateStream.ts';
 import { handleCommand } from '#shared/decider/handleCommand.ts';
 import type { RecordedEvent } from '#shared/eventStore/eventStore.ts';
 import { silentLogger } from '#shared/log.ts';
@@ -62,6 +64,34 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
 
   /** Creates migration `slug` pulling `pullUrl` and runs `plan` on it; resolves when the run succeeded. */
   async function run(slug: string, pullUrl: string, plan: readonly PlannedStep[]): Promise<RunTimes> {
+    await create(slug, pullUrl);
+    return timesOf(slug, 1, await requested(slug, plan));
+  }
+
+  /** Creates migration `slug` and runs `plan`, which must fail; resolves with the failed step's id once the run has failed. */
+  async function runToFailure(slug: string, pullUrl: string, plan: readonly PlannedStep[]): Promise<string> {
+    await create(slug, pullUrl);
+    const events = await requested(slug, plan);
+    const failed = events.find((event) => event.type === 'MigrationStepFailed');
+    if (events.at(-1)!.type !== 'MigrationJobFailed' || !failed) throw new Error(`run of ${slug} was meant to fail, but ended ${events.at(-1)!.type}`);
+    return (failed.data as { step: string }).step;
+  }
+
+  /**
+   * What an operator does once the failing step is fixed in the recipe: the migration adopts the
+   * fixed plan (a resync, reusing what the failed run finished before the changed step) and runs
+   * again, which resumes from the last checkpoint. Resolves with the resumed run's times.
+   */
+  async function fixAndResume(slug: string, fixed: readonly PlannedStep[]): Promise<RunTimes> {
+    const { state } = await aggregateStream(store, migrationDecider, migrationStream(slug));
+    if (state.status === 'none') throw new Error(`no migration ${slug}`);
+    const last = state.runs.at(-1);
+    const recipe = { ...state.recipe, sha256: createHash('sha256').update(`${state.recipe.sha256} fixed`).digest('hex') };
+    await send(slug, { type: 'ResyncMigration', decision: 'adopt', recipe, plan: fixed, reuse: reuseAfterAdopt(last, fixed), changes: planDiff(last?.job.plan ?? [], fixed) });
+    return timesOf(slug, (last?.number ?? 0) + 1, await requested(slug, fixed));
+  }
+
+  async function create(slug: string, pullUrl: string): Promise<void> {
     const settings: MigrationSettings = {
       slug,
       name: slug,
@@ -78,9 +108,16 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
     };
     await send(slug, { type: 'CreateMigration', settings });
     await settle(admin);
+  }
+
+  /** Requests a run (a resume after a failed one) and waits for its end. */
+  async function requested(slug: string, plan: readonly PlannedStep[]): Promise<RecordedEvent<MigrationEvent>[]> {
     const jobId = randomUUID();
     await send(slug, { type: 'RequestRun', jobId, plan });
-    const events = await untilEnded(slug, jobId);
+    return untilEnded(slug, jobId);
+  }
+
+  async function timesOf(slug: string, number: number, events: RecordedEvent<MigrationEvent>[]): Promise<RunTimes> {
     const requested = events.find((event) => event.type === 'MigrationRunRequested')!;
     const ended = events.at(-1)!;
     if (ended.type !== 'MigrationJobSucceeded') throw new Error(`run of ${slug} ended ${ended.type}: ${JSON.stringify(events.filter((event) => event.type === 'MigrationStepFailed').map((event) => event.data))}`);
@@ -98,7 +135,7 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
       endToEndMs: at(ended) - at(requested),
       queuedMs: at(firstStart) - at(requested),
       steps,
-      snapshotMs: steps.has('restore') ? await checkpointMs(runLogFile(dataDir, slug, 1)) : Number.NaN,
+      snapshotMs: steps.has('restore') ? await checkpointMs(runLogFile(dataDir, slug, number)) : Number.NaN,
       overheadPerStepMs,
     };
   }
@@ -129,7 +166,7 @@ export async function startMigrationPlatform(clusterUrl: (database: string) => s
     for (const proc of running.reverse()) await proc.stop();
     await infra.close();
   }
-  return { run, remove, stop };
+  return { run, runToFailure, fixAndResume, remove, stop };
 }
 
 /** The checkpoint's time inside `restore`: from the line announcing it to the one reporting it taken (ms timestamps). */

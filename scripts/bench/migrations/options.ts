@@ -6,6 +6,8 @@ export interface MigrationBenchOptions {
   pairs: number;
   /** Runs of the 20-check plan the per-step overhead is the median of (BENCH_OVERHEAD_RUNS). */
   overheadRuns: number;
+  /** Failed-then-resumed runs timed against full re-runs, alternating which goes first (BENCH_RESUME_PAIRS). */
+  resumePairs: number;
 }
 
 /** The default size: the database MIGRATIONS.md measured (1,256 MB). */
@@ -18,6 +20,7 @@ export function parseMigrationBenchOptions(env: NodeJS.ProcessEnv): MigrationBen
     megabytes: positive(env['BENCH_MIGRATION_MB'] ?? String(DEFAULT_MB), 'BENCH_MIGRATION_MB'),
     pairs: Math.round(positive(env['BENCH_PAIRS'] ?? '6', 'BENCH_PAIRS')),
     overheadRuns: Math.round(positive(env['BENCH_OVERHEAD_RUNS'] ?? '3', 'BENCH_OVERHEAD_RUNS')),
+    resumePairs: Math.round(positive(env['BENCH_RESUME_PAIRS'] ?? '2', 'BENCH_RESUME_PAIRS')),
   };
 }
 
