@@ -91,7 +91,7 @@ describe('executor: the upgrade_service step restores the platform’s result an
     expect(await working(`select store_fname from ir_attachment where name = '${RETURNED_FILE.name}'`)).to.deep.equal([{ store_fname: RETURNED_FILE.path }]);
     for (const [path, content] of Object.entries(ATTACHMENTS)) expect(readFileSync(filestoreFile(path), 'utf8'), path).to.equal(content);
     expect(readFileSync(filestoreFile(RETURNED_FILE.path), 'utf8')).to.equal(RETURNED_FILE.content);
-    const report = result.report as { kind: string; key: string };
+    const report = result.artifact as { kind: string; key: string };
     expect(report.kind).to.equal('report');
     expect(readFileSync(join(dataDir, 'blobs', report.key), 'utf8')).to.include(`Request ${String(result.requestId)}: upgraded to 17.0.`);
     expect(existsSync(join(dataDir, 'migrations', 'acme', 'private', 'run-1-upgrade')), 'the token, key and transfers are gone').to.equal(false);

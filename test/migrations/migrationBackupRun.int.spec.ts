@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
 import { executorStarter } from '#services/executor/executorProcess.ts';
-import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
+import { apiCaller, stopRunningInstances } from '#test/support/migrationHarness.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { bsdtar } from '#test/executor/fixtures/databaseFixtures.ts';
@@ -72,21 +73,12 @@ describe('a migration run from an ERP backup .zip, end to end (process runtime, 
   });
   after(async () => {
     // ERP servers outlive the executor by design: stop the working instance the run started.
-    if (platform) {
-      const running = (await (await call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>;
-      for (const { slug } of running) await call(`/api/v1/instances/${slug}/action`, { method: 'POST', json: { action: 'stop' } });
-      await waitUntil(async () => ((await (await call('/api/v1/instances?status_filter=running')).json()) as unknown[]).length === 0, 'the working instances to stop', 30_000).catch(() => undefined);
-    }
+    if (platform) await stopRunningInstances(call);
     await platform?.stop();
     server?.close();
   });
 
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(`${platform.urls.controlPlane}${path}`, {
-      ...init,
-      headers: { authorization: basic('dev@example.com'), ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-    });
+  const call = apiCaller(() => platform);
 
   it('reaches migrated: dump.sql restored, filestore/ unpacked as the working filestore and found whole by the filestore check', async () => {
     const created = await call('/api/v1/migrations', { method: 'POST', json: { name: 'Acme from a backup', origin: '16.0', destination: '17.0', pull_url: backupUrl } });

@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
 import { executorStarter } from '#services/executor/executorProcess.ts';
-import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
+import { apiCaller, stopRunningInstances } from '#test/support/migrationHarness.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { waitUntil } from '#test/support/wait.ts';
 import { workingInstanceSlug } from '#shared/instanceDatabase/reservedNames.ts';
@@ -93,21 +94,12 @@ describe('a migration run, end to end (process runtime, ERP stand-in)', function
   });
   after(async () => {
     // ERP servers outlive the executor by design: stop the working instances the runs started.
-    if (platform) {
-      const running = (await (await call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>;
-      for (const { slug } of running) await call(`/api/v1/instances/${slug}/action`, { method: 'POST', json: { action: 'stop' } });
-      await waitUntil(async () => ((await (await call('/api/v1/instances?status_filter=running')).json()) as unknown[]).length === 0, 'the working instances to stop', 30_000).catch(() => undefined);
-    }
+    if (platform) await stopRunningInstances(call);
     await platform?.stop();
     server?.close();
   });
 
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(`${platform.urls.controlPlane}${path}`, {
-      ...init,
-      headers: { authorization: basic('dev@example.com'), ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-    });
+  const call = apiCaller(() => platform);
 
   const create = async (name: string, extra: Record<string, unknown> = {}) => {
     const created = await call('/api/v1/migrations', { method: 'POST', json: { name, origin: '16.0', destination: '17.0', pull_url: dumpUrl, ...extra } });

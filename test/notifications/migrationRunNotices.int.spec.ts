@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { projectorStarter } from '#projections/projectorProcess.ts';
 import { executorStarter } from '#services/executor/executorProcess.ts';
-import { basic, startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
+import { startTestPlatform, type TestPlatform } from '#test/support/platform.ts';
 import { testCluster } from '#test/support/postgres.ts';
+import { apiCaller, stopRunningInstances } from '#test/support/migrationHarness.ts';
 import { runDir } from '#test/support/runDir.ts';
 import { startTestSmtpServer, type TestSmtpServer } from '#test/support/smtpServer.ts';
 import { waitUntil } from '#test/support/wait.ts';
@@ -61,22 +62,13 @@ describe('notices of a real migration run (process runtime, ERP stand-in, SMTP o
   });
   after(async () => {
     // ERP servers outlive the executor by design: stop the working instance the run started.
-    if (platform) {
-      const running = (await (await call('/api/v1/instances?status_filter=running')).json()) as Array<{ slug: string }>;
-      for (const { slug } of running) await call(`/api/v1/instances/${slug}/action`, { method: 'POST', json: { action: 'stop' } });
-      await waitUntil(async () => ((await (await call('/api/v1/instances?status_filter=running')).json()) as unknown[]).length === 0, 'the working instances to stop', 30_000).catch(() => undefined);
-    }
+    if (platform) await stopRunningInstances(call);
     await platform?.stop();
     await smtp?.close();
     files?.close();
   });
 
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(`${platform.urls.controlPlane}${path}`, {
-      ...init,
-      headers: { authorization: basic('dev@example.com'), ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-    });
+  const call = apiCaller(() => platform);
   const runStatus = async (slug: string, number: number) => ((await (await call(`/api/v1/migrations/${slug}/runs/${number}`)).json()) as { status: string }).status;
 
   it('mails the gate, the failure and the success to every notify-to address, each with its subject and the link to the run', async () => {

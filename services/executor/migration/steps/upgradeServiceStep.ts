@@ -120,7 +120,8 @@ async function restoreResult(context: MigrationStepContext, outcome: UpgradeOutc
     format,
     filestoreAdded: merged.added,
     pgVersionCompatible: outcome.pgVersionCompatible,
-    ...(report ? { report } : {}),
+    // Listed with the run's artifacts (a step's `artifact` fact), downloadable as any other.
+    ...(report ? { artifact: report } : {}),
   });
 }
 
