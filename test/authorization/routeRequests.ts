@@ -164,7 +164,7 @@ export const IDENTITY_PROVIDER_ROUTES = new Set(['web GET /auth/idp/login', 'web
 /** Routes answering with an endless event stream: the walk reads their status and headers, then hangs up. */
 export const STREAMING_ROUTES = new Set(['web GET /instances/:slug/logs/stream', 'web GET /migrations/:slug/runs/:number/logs/stream']);
 
-/** Tool proxies' routes (spec §4.8): sent with their own method, without a form, to the tool (the walk runs the mail catcher). */
+/** Tool proxies' routes: sent with their own method, without a form, to the tool (the walk runs the mail catcher). */
 export const TOOL_PREFIXES = ['/mails', '/monitoring', '/dbadmin', '/instances/:slug/editor/proxy', '/instances/:slug/code/proxy'];
 export const isToolRoute = (rule: RouteRule): boolean => TOOL_PREFIXES.some((prefix) => rule.path === `${prefix}{/*path}`);
 

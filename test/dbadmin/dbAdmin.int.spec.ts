@@ -92,7 +92,7 @@ describe('the database admin (Adminer, started by Forja) behind web at /dbadmin/
     expect(textOf(bare.html)).to.include("Open the database admin from an instance's page in Forja");
   });
 
-  it('forwards every method of spec §4.8 to Adminer', async () => {
+  it('forwards every method to Adminer', async () => {
     const client = await developer();
     await client.get(home);
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {

@@ -3,7 +3,7 @@ import { parseDuration } from '#services/migrations/recipes/parseDuration.ts';
 import { parseRecipe } from '#services/migrations/recipes/parseRecipe.ts';
 import { communityHop, enterpriseHop, findingsOf, recipeOf, yamlOf } from './recipeFixture.ts';
 
-/** The sketch in docs/MIGRATIONS.md, as written there. */
+/** The recipe sketch the migration design started from, as written there. */
 const SKETCH = String.raw`format: 1
 name: "Community 16.0 -> 17.0 (OpenUpgrade)"
 flavor: community
@@ -37,7 +37,7 @@ steps:
 `;
 
 describe('recipes: parsing', () => {
-  it('reads the sketch of docs/MIGRATIONS.md (artifact kind filestore_archive) without findings', () => {
+  it('reads the design’s recipe sketch (artifact kind filestore_archive) without findings', () => {
     const parsed = parseRecipe(SKETCH);
     expect(parsed).to.have.property('recipe');
     expect(parsed.warnings).to.deep.equal([]);

@@ -14,7 +14,7 @@ let started: Promise<TestEngine> | undefined;
 /**
  * A private Docker Engine API for the test run: `podman system service` on a socket in its own
  * folder, with its own storage, networks and events file, stopped (containers and networks
- * removed first) by the root teardown hook. What works on these machines (ARCHITECTURE §4):
+ * removed first) by the root teardown hook. What works on these machines:
  * rootful podman, runc (crun fails without CAP_SYS_RESOURCE), cgroupfs, low default ulimits.
  * Podman is installed from Debian when missing and we are root; otherwise the caller skips.
  */

@@ -9,7 +9,7 @@ import { actorOf } from '../instances/instanceRequest.ts';
 
 const CHANGE_TEXT = { added: 'added', removed: 'removed', changed: 'changed', same: 'unchanged' } as const;
 
-/** Resync (spec §4.3): the difference between the migration's recipe copy and the current recipe, and the adopt/keep decision. */
+/** Resync: the difference between the migration's recipe copy and the current recipe, and the adopt/keep decision. */
 export function migrationResyncRoutes(router: Router, ctx: WebContext): void {
   route(router, 'GET', '/migrations/:slug/resync', async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);

@@ -42,7 +42,7 @@ async function showList(ctx: WebContext, req: Request, res: Response) {
   );
 }
 
-/** The migration pages (docs: control-plane spec §4.3): reads from the read models, commands through the control-plane. */
+/** The migration pages: reads from the read models, commands through the control-plane. */
 export function migrationRoutes(router: Router, ctx: WebContext): void {
   route(router, 'GET', '/migrations', (req: Request, res: Response) => showList(ctx, req, res));
   // The fixed path first: `new` is not a slug.

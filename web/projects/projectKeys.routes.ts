@@ -43,7 +43,7 @@ function refusal(error: unknown): CommandRefused {
   throw error;
 }
 
-/** A project's SSH keys, host keys and repository verification (spec §4.6). */
+/** A project's SSH keys, host keys and repository verification. */
 export function projectKeyRoutes(router: Router, ctx: WebContext, showDetail: ShowDetail): void {
   route(router, 'POST', '/projects/:slug/ssh-keys/add', async (req: Request, res: Response) => {
     const slug = String(req.params['slug']);

@@ -39,7 +39,7 @@ function showEditor(ctx: WebContext, req: Request, res: Response, view: EditorVi
   });
 }
 
-/** The admin pages of migration recipes (spec §4.4): reading needs developer, saving admin. */
+/** The admin pages of migration recipes: reading needs developer, saving admin. */
 export function recipeRoutes(router: Router, ctx: WebContext): void {
   route(router, 'GET', '/admin/recipes', async (req: Request, res: Response) => {
     const rows = (await listRecipes(ctx.readModel)).map((row) => {

@@ -33,7 +33,7 @@ function fieldErrors(error: CommandRefused, mode: KeyForm['mode']): Record<strin
   return errors;
 }
 
-/** The shared keyring (spec §4.6): developers read it, admins generate, paste and delete keys. */
+/** The shared keyring: developers read it, admins generate, paste and delete keys. */
 export function sshKeyRoutes(router: Router, ctx: WebContext): void {
   route(router, 'GET', '/ssh-keys', (req: Request, res: Response) => showKeyring(ctx, req, res));
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import pg from 'pg';
 
-/** Rows at scale 1, the database MIGRATIONS.md measured (1,256 MB there); sizes scale linearly. */
+/** Rows at scale 1, the database the restore timings were first measured on (1,256 MB); sizes scale linearly. */
 const BASE = { partners: 200_000, moves: 1_000_000, linesPerMove: 4, messages: 1_500_000 };
 
 /**

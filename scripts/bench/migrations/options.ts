@@ -10,7 +10,7 @@ export interface MigrationBenchOptions {
   resumePairs: number;
 }
 
-/** The default size: the database MIGRATIONS.md measured (1,256 MB). */
+/** The default size: the database the restore timings were first measured on (1,256 MB). */
 const DEFAULT_MB = 1250;
 /** What the generator makes per unit of scale, measured (68 MB at 0.04, about 7.5 MB of which any database has). */
 export const MB_AT_SCALE_1 = 1510;

@@ -5,7 +5,7 @@ import { validateBody, validateSlug } from '../http/validate.ts';
 import { commandMetadata } from '../projects/project.api.ts';
 import { MIGRATION_READ_MODELS, migrationOr404, migrationOut } from './migrationOut.ts';
 
-/** Resync (spec §3, §4.3) on the API and for web: the view, and the adopt or keep decision. */
+/** Resync on the API and for web: the view, and the adopt or keep decision. */
 export function migrationResyncApi(router: Router, ctx: ControlPlaneContext): void {
   for (const prefix of ['/api/v1', '/internal']) {
     route(router, ctx, 'GET', `${prefix}/migrations/:slug/resync`, validateSlug, async (req: Request, res: Response) => {

@@ -10,7 +10,7 @@ import { planDiff, reuseAfterAdopt } from '#services/migrations/domain/resync.ts
 import type { MigrationRecipes } from './migrationRecipes.ts';
 
 /**
- * Resync (spec §3, §4.3): how a migration's recipe snapshot differs from the current recipe of its
+ * Resync: how a migration's recipe snapshot differs from the current recipe of its
  * route, and the operator's decision to adopt the current one or keep the snapshot.
  */
 export function migrationResync(store: EventStore, recipes: MigrationRecipes) {

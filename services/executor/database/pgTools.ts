@@ -49,7 +49,7 @@ export interface PgToolsOptions {
  * Below this a custom archive restores in one session: each job opens its own connection, which a
  * small restore does not earn back. Measured on 2 cores: a 55 MB archive of a 296 MB ERP-like
  * database restored in 26.2 s with one job and 18.9 s with 4 (medians of 4, A-B-B-A); a 235 MB
- * archive of 1.2 GB in 30 s and 26 s (docs/MIGRATIONS.md).
+ * archive of 1.2 GB in 30 s and 26 s.
  */
 export const PARALLEL_RESTORE_FROM_BYTES = 16 * 2 ** 20;
 

@@ -72,7 +72,7 @@ export function enterpriseAddons(settings: AddonsSettings, erpVersion: string): 
 }
 
 /**
- * OpenUpgrade's folder for an OpenUpgrade hop to `erpVersion` (REAL-ODOO.md: openupgrade_framework
+ * OpenUpgrade's folder for an OpenUpgrade hop to `erpVersion` (OCA OpenUpgrade's docsource/040_run_migration.rst: openupgrade_framework
  * and openupgrade_scripts on the destination's addons path): FORJA_OPENUPGRADE_PATH; unset, the
  * stand-in's imitation when the ERP is the stand-in, else a failure naming the setting (the real
  * ERP would only log that it cannot load openupgrade_framework and migrate nothing).

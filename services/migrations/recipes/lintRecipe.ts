@@ -81,7 +81,7 @@ function lintOrder({ steps }: Recipe): RecipeProblem[] {
 /**
  * OpenUpgrade recipes upgrade with an `erp` run of the destination that loads
  * openupgrade_framework; upgrade_service recipes (every enterprise one) through the vendor's
- * service. A backup precedes the upgrade and a check follows it (MIGRATIONS.md).
+ * service. A backup precedes the upgrade and a check follows it.
  */
 function lintEngine(recipe: Recipe): RecipeProblem[] {
   const problems: RecipeProblem[] = [];

@@ -187,7 +187,7 @@ export const authorizationTable: readonly RouteRule[] = [
   web('POST', '/migrations/:slug/runs/:number/report', 'developer'),
   web('POST', '/migrations/:slug/stop', 'developer'),
   web('POST', '/migrations/:slug/delete', 'developer'),
-  // Tool proxies (spec §4.8): every method, HEAD served by the GET route; WebSocket upgrades follow the GET rule.
+  // Tool proxies: every method, HEAD served by the GET route; WebSocket upgrades follow the GET rule.
   // Every instance's caught mail and Forja's notices: each instance's own mail is at /instances/:slug/mail.
   ...toolRules('/mails{/*path}', 'admin'),
   // The database admin opens an instance's database as its owner: operating instances is a developer's job.

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 
 /**
  * Installs a Debian package for a local service that is missing (`nats-server`, `postgresql`), as
- * ARCHITECTURE §7 allows for `npm start` and `npm test` on a fresh machine. Only as root; anyone
+ * the platform allows for `npm start` and `npm test` on a fresh machine. Only as root; anyone
  * else gets `hint` instead. A fresh machine has no package lists, so a failed install updates them
  * once and tries again.
  */
